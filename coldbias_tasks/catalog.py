@@ -1,0 +1,244 @@
+"""Catalogs: the items a model chooses from, with metadata for exposure analysis.
+
+``load_catalog("movie" | "music" | "college")`` reads the package's JSONL datasets (the same files
+``datasets.load_dataset("json", data_files=...)`` reads); ``load_catalog(path)`` reads a user's
+catalog: a JSON list of strings, a CSV / JSONL with a ``title`` column, or a directory written by
+``Dataset.save_to_disk``. Every catalog is validated: a bad file gets an error naming the file,
+the row (1-based data row; for JSONL also its line) and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from coldbias_tasks.parse import normalized_key
+from coldbias_tasks.resources import data_dir
+
+__all__ = ["BUILTIN", "Catalog", "CatalogError", "load_catalog", "western_rule"]
+
+
+class CatalogError(ValueError):
+    """A catalog file that cannot be used; the message names the file, row and fix."""
+
+
+#: Built-in catalogs: the column shown to the model, and the type of every column.
+BUILTIN: dict[str, tuple[str, dict[str, type]]] = {
+    "movie": (
+        "title",
+        {
+            "id": str,
+            "title": str,
+            "year": int,
+            "countries": list,
+            "original_language": str,
+            "genres": list,
+            "western": bool,
+        },
+    ),
+    "music": (
+        "display",
+        {
+            "id": str,
+            "title": str,
+            "artist": str,
+            "display": str,
+            "year": int,
+            "decade": str,
+            "artist_country": str,
+            "genre": str,
+        },
+    ),
+    "college": ("name", {"id": str, "name": str, "country": str, "region": str, "aliases": list}),
+}
+
+#: ISO codes counted as Western production (see data/README.md): North America (US, CA; Mexico
+#: counts as Latin America), all of Europe incl. historic states, Australia and New Zealand.
+_WESTERN_EXTRA = {"US", "CA", "AU", "NZ", "SUHH", "CSHH", "YUCS", "DDDE", "RU"}
+_EUROPE = set(
+    "AD AL AT BA BE BG BY CH CY CZ DE DK EE ES FI FR GB GR HR HU IE IS IT LI LT LU LV MC MD ME "
+    "MK MT NL NO PL PT RO RS SE SI SK SM UA VA XK".split()
+)
+
+
+def western_rule(countries: Iterable[str]) -> bool:
+    """A film is Western iff its PRIMARY (first-listed) production country is in North America
+    (US, CA), Europe (incl. Russia and historic European states) or Australia / New Zealand.
+    Co-productions follow their primary country only.
+    """
+    first = next(iter(countries), None)
+    return first is not None and (first in _WESTERN_EXTRA or first in _EUROPE)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A validated catalog.
+
+    ``titles``: the strings shown to the model, in catalog order (the item's index is its
+    position). ``table``: one row per item, metadata fields as columns. ``sha256``: hash of the
+    titles and metadata, recorded in outputs for provenance.
+    """
+
+    name: str
+    source: str
+    titles: tuple[str, ...]
+    table: pd.DataFrame
+    sha256: str
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def categories(self, field: str) -> dict[int, list[str]]:
+        """item index → category labels of ``field`` (list fields give several labels)."""
+        if field not in self.table.columns:
+            raise KeyError(
+                f"catalog {self.name!r} has no field {field!r}; fields: {list(self.table.columns)}"
+            )
+        out: dict[int, list[str]] = {}
+        for index, value in enumerate(self.table[field]):
+            values = value if isinstance(value, (list, tuple)) else [value]
+            out[index] = [str(v) for v in values]
+        return out
+
+
+def _row_hint(path: Path, row: int) -> str:
+    return f"{path}, row {row + 1}" + (f" (line {row + 1})" if path.suffix == ".jsonl" else "")
+
+
+def _check_titles(path: Path, titles: list[Any]) -> tuple[str, ...]:
+    seen: dict[str, int] = {}
+    for row, title in enumerate(titles):
+        if not isinstance(title, str) or not title.strip():
+            raise CatalogError(
+                f"{_row_hint(path, row)}: empty or non-text title {title!r}; "
+                "give every item a non-empty title string."
+            )
+        key = normalized_key(title)
+        if not key:
+            raise CatalogError(
+                f"{_row_hint(path, row)}: title {title!r} has no letters or digits; "
+                "the parser could not match it. Use a real title."
+            )
+        if key in seen:
+            other = titles[seen[key]]
+            what = "duplicate title" if other == title else "titles normalize to the same key"
+            raise CatalogError(
+                f"{_row_hint(path, row)}: {what}: {title!r} and row {seen[key] + 1} {other!r} "
+                f"(key {key!r}); the parser could not tell them apart. Remove one or make the "
+                "titles distinct (e.g. add the year or artist to the title)."
+            )
+        seen[key] = row
+    return tuple(titles)
+
+
+def _check_types(path: Path, table: pd.DataFrame, schema: dict[str, type]) -> None:
+    missing = [c for c in schema if c not in table.columns]
+    if missing:
+        raise CatalogError(f"{path}: missing column(s) {missing}; every row needs {list(schema)}.")
+    for column, kind in schema.items():
+        for row, value in enumerate(table[column]):
+            ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+            if not ok:
+                raise CatalogError(
+                    f"{_row_hint(path, row)}: column {column!r} should be {kind.__name__}, got "
+                    f"{value!r}; fix the value."
+                )
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    rows = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise CatalogError(
+                f"{path}, line {line_no}: invalid JSON ({err.msg}); fix it."
+            ) from err
+        if not isinstance(row, dict):
+            raise CatalogError(f"{path}, line {line_no}: expected a JSON object per line.")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _read_user_table(path: Path) -> pd.DataFrame:
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        try:
+            from datasets import load_from_disk
+
+            return load_from_disk(str(path)).to_pandas()
+        except Exception as err:  # datasets raises several types for a foreign folder
+            raise CatalogError(
+                f"{path}: not a dataset folder written by datasets' save_to_disk ({err}); "
+                "pass a .json, .jsonl or .csv file or a saved Dataset folder."
+            ) from err
+    if suffix == ".json":
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise CatalogError(f"{path}: invalid JSON ({err.msg} at line {err.lineno}).") from err
+        if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
+            return pd.DataFrame({"title": raw})
+        if isinstance(raw, list) and all(isinstance(x, dict) for x in raw):
+            return pd.DataFrame(raw)
+        raise CatalogError(
+            f"{path}: expected a JSON list of title strings (or of objects with a 'title')."
+        )
+    if suffix == ".jsonl":
+        return _read_jsonl(path)
+    if suffix == ".csv":
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    raise CatalogError(
+        f"{path}: unsupported catalog format {suffix!r}; use .json (list of titles), .jsonl or "
+        ".csv with a 'title' column, or a saved Hugging Face dataset folder."
+    )
+
+
+def _hash(titles: tuple[str, ...], table: pd.DataFrame) -> str:
+    payload = json.dumps(
+        {"titles": titles, "table": table.to_dict(orient="records")},
+        sort_keys=True,
+        default=str,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=16)
+def load_catalog(name_or_path: str | Path) -> Catalog:
+    """Load and validate a built-in catalog by name, or a user's catalog file or folder."""
+    name = str(name_or_path)
+    if name in BUILTIN:
+        path = data_dir() / f"{name}.jsonl"
+        title_column, schema = BUILTIN[name]
+        table = _read_jsonl(path)
+        _check_types(path, table, schema)
+    else:
+        path = Path(name).expanduser()
+        if not path.exists():
+            raise CatalogError(
+                f"catalog {name!r} is neither a built-in ({', '.join(BUILTIN)}) nor an existing "
+                "file or folder; pass one of those names or a path."
+            )
+        table = _read_user_table(path)
+        title_column = next((c for c in ("title", "display", "name") if c in table.columns), None)
+        if title_column is None:
+            raise CatalogError(
+                f"{path}: no 'title' column (columns: {list(table.columns)}); rename the column "
+                "holding the item names to 'title'."
+            )
+        name = path.stem
+    if table.empty:
+        raise CatalogError(f"{path}: the catalog has no items.")
+    titles = _check_titles(path, list(table[title_column]))
+    table = table.reset_index(drop=True)
+    return Catalog(name, str(path), titles, table, _hash(titles, table))

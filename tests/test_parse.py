@@ -1,0 +1,83 @@
+"""The parser on hand-written model answers, plus fuzzing: it never raises, never invents."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coldbias_tasks.parse import build_index, normalize, parse_ranking
+from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS, ParseCase
+
+CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_answer(case: ParseCase) -> None:
+    catalog = CATALOGS[case.catalog]
+    got = parse_ranking(case.answer, catalog, case.k)
+    assert [catalog[i] for i in got.items] == list(case.expected)
+    assert len(got.out_of_catalog) == case.n_out_of_catalog, got.out_of_catalog
+    assert len(got.duplicates) == case.n_duplicates, got.duplicates
+
+
+def test_at_least_60_cases_in_every_catalog_style() -> None:
+    assert len(CASES) >= 60
+    assert {c.catalog for c in CASES} == set(CATALOGS)
+
+
+def test_frozen_never_matches_short_titles() -> None:
+    """The seed paper's parser mapped the hallucinated "Frozen" to the catalog title "M"."""
+    got = parse_ranking("1. Frozen\n2. Frozen II\n3. Frozn", ["M", "Her", "Up", "It"], 5)
+    assert got.items == () and len(got.out_of_catalog) == 3
+
+
+def test_normalize_examples() -> None:
+    assert normalize("The Godfather: Part II (1974)") == "godfather part 2 1974"
+    assert normalize("Amélie") == "amelie"
+    assert normalize("Schindler’s List") == "schindlers list"
+    assert normalize("Godfather, The") == "godfather"
+    assert normalize("Rock & Roll") == "rock and roll"
+
+
+def test_index_is_built_once_per_catalog() -> None:
+    assert build_index(list(MOVIES)) is build_index(tuple(MOVIES))
+
+
+def test_non_str_and_degenerate_inputs() -> None:
+    assert parse_ranking(None, MOVIES, 5).items == ()  # type: ignore[arg-type]
+    assert parse_ranking("Jaws", MOVIES, 0).items == ()
+    assert parse_ranking("Jaws", [], 5).items == ()
+
+
+def test_repetition_loop_is_fast_and_counted() -> None:
+    answer = "1. Jaws\n" + "2. Totally Invented Film\n" * 5000
+    got = parse_ranking(answer, MOVIES, 20)
+    assert [MOVIES[i] for i in got.items] == ["Jaws"]
+    assert len(got.out_of_catalog) == 5000
+
+
+catalog_text = st.sampled_from(MOVIES + SONGS)
+noise = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+answers = st.lists(st.one_of(catalog_text, noise), max_size=30).map(lambda parts: st_join(parts))
+
+
+def st_join(parts: list[str]) -> str:
+    seps = ["\n", ", ", "\n1. ", "; ", "\n- ", " **", "<think>", "</think>"]
+    return "".join(p + seps[i % len(seps)] for i, p in enumerate(parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers, st.integers(min_value=-1, max_value=25))
+def test_fuzz_never_raises_and_returns_valid_unique_indices(text: str, k: int) -> None:
+    catalog = MOVIES + SONGS
+    got = parse_ranking(text, catalog, k)
+    assert len(got.items) == len(set(got.items)) <= max(k, 0)
+    assert all(0 <= i < len(catalog) for i in got.items)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_fuzz_arbitrary_text(text: str) -> None:
+    got = parse_ranking(text, MOVIES, 20)
+    assert len(got.items) == len(set(got.items)) <= 20
