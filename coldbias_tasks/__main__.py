@@ -1,0 +1,3 @@
+from coldbias_tasks.cli import main
+
+raise SystemExit(main())

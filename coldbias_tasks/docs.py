@@ -1,0 +1,160 @@
+"""The documents of one coldbias task: one per (persona, repeat), neutral persona first.
+
+Settings (all overridable through lm-eval ``--metadata``; defaults in :data:`DEFAULTS`):
+
+- ``coldbias_k``: items to recommend (20);
+- ``coldbias_n_items``: catalog items shown (500); smaller values take a seeded subset,
+  stratified by :data:`STRATA` (proportional allocation, largest remainder);
+- ``coldbias_repeats``: sampled answers per persona (5);
+- ``coldbias_order``: ``"shuffle"`` (a seeded catalog order per repeat, the same for every
+  persona, attribute group and variant of a domain, so the counterfactual pairing holds and vLLM
+  shares the prefix) or ``"fixed"`` (catalog order);
+- ``coldbias_seed``: seed of the subset and the shuffles (1234);
+- ``coldbias_template``: path of a Jinja prompt template; ``coldbias_catalog``: a catalog file
+  replacing the built-in one of the task's domain.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from coldbias_tasks.catalog import Catalog, load_catalog
+from coldbias_tasks.personas import VARIANTS, describe, load_personas
+from coldbias_tasks.prompt import load_template, render_prompt
+
+__all__ = ["DEFAULTS", "STRATA", "Settings", "build_docs", "shown_order", "subset"]
+
+DEFAULTS: dict[str, Any] = {
+    "coldbias_k": 20,
+    "coldbias_n_items": 500,
+    "coldbias_repeats": 5,
+    "coldbias_order": "shuffle",
+    "coldbias_seed": 1234,
+    "coldbias_template": None,
+    "coldbias_catalog": None,
+}
+#: Catalog field that stratifies a subset, per built-in domain.
+STRATA: dict[str, str] = {"movie": "western", "music": "decade", "college": "region"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    k: int
+    n_items: int
+    repeats: int
+    order: str
+    seed: int
+    template: str | None
+    catalog: str | None
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Settings:
+        """Read ``coldbias_*`` keys (other keys are ignored), with types and ranges checked."""
+        merged = {**DEFAULTS, **{k: v for k, v in metadata.items() if k in DEFAULTS}}
+        try:
+            settings = cls(
+                k=int(merged["coldbias_k"]),
+                n_items=int(merged["coldbias_n_items"]),
+                repeats=int(merged["coldbias_repeats"]),
+                order=str(merged["coldbias_order"]),
+                seed=int(merged["coldbias_seed"]),
+                template=merged["coldbias_template"] or None,
+                catalog=merged["coldbias_catalog"] or None,
+            )
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"coldbias --metadata: {err}; numbers must be integers") from err
+        if settings.order not in ("shuffle", "fixed"):
+            raise ValueError("coldbias_order must be 'shuffle' or 'fixed'")
+        if settings.k < 1 or settings.repeats < 1 or settings.n_items < settings.k:
+            raise ValueError(
+                f"coldbias settings need k ≥ 1, repeats ≥ 1 and n_items ≥ k; got k={settings.k}, "
+                f"repeats={settings.repeats}, n_items={settings.n_items}"
+            )
+        return settings
+
+
+def subset(catalog: Catalog, n_items: int, seed: int, stratum: str | None) -> list[int]:
+    """Seeded, stratified choice of ``n_items`` catalog indices, returned in catalog order."""
+    total = len(catalog)
+    if n_items >= total:
+        return list(range(total))
+    rng = random.Random(f"{seed}:{catalog.sha256}:subset")
+    if not stratum or stratum not in catalog.table.columns:
+        return sorted(rng.sample(range(total), n_items))
+    groups: dict[str, list[int]] = {}
+    for index, value in enumerate(catalog.table[stratum]):
+        groups.setdefault(str(value), []).append(index)
+    exact = {g: n_items * len(members) / total for g, members in groups.items()}
+    quota = {g: int(x) for g, x in exact.items()}
+    leftover = n_items - sum(quota.values())
+    for g in sorted(exact, key=lambda g: (quota[g] - exact[g], g))[:leftover]:
+        quota[g] += 1
+    chosen: list[int] = []
+    for g in sorted(groups):
+        chosen.extend(rng.sample(groups[g], quota[g]))
+    return sorted(chosen)
+
+
+def shown_order(
+    items: list[int], order: str, seed: int, catalog: Catalog, repeat: int
+) -> list[int]:
+    """The catalog indices in the order shown at ``repeat``."""
+    if order == "fixed":
+        return list(items)
+    shuffled = list(items)
+    random.Random(f"{seed}:{catalog.sha256}:repeat{repeat}").shuffle(shuffled)
+    return shuffled
+
+
+def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[dict]:
+    """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first.
+
+    Each doc carries what the filter and the aggregations need (persona, repeat, k, the shown
+    order) and the provenance of its prompt (catalog and template hashes, seed).
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+    settings = Settings.from_metadata(metadata)
+    catalog = load_catalog(settings.catalog or domain)
+    config = load_personas()
+    personas = config.group(group)
+    template, template_sha = load_template(settings.template)
+    items = subset(catalog, settings.n_items, settings.seed, STRATA.get(domain))
+    orders = [
+        shown_order(items, settings.order, settings.seed, catalog, r)
+        for r in range(settings.repeats)
+    ]
+    docs = []
+    for persona in personas:
+        user = describe(persona, variant, domain, config)
+        for repeat, shown in enumerate(orders):
+            prompt = render_prompt(
+                template,
+                domain,
+                [catalog.titles[i] for i in shown],
+                settings.k,
+                user,
+                mitigation=variant == "mitigation",
+            )
+            docs.append(
+                {
+                    "persona_id": persona.id,
+                    "attribute_group": group,
+                    "user": user,
+                    "domain": domain,
+                    "variant": variant,
+                    "repeat": repeat,
+                    "k": settings.k,
+                    "order": settings.order,
+                    "seed": settings.seed,
+                    "catalog": settings.catalog or domain,
+                    "catalog_sha256": catalog.sha256,
+                    "template_sha256": template_sha,
+                    "shown_ids": shown,
+                    "prompt": prompt,
+                }
+            )
+    return docs

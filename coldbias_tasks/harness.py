@@ -1,0 +1,228 @@
+"""Thin adapters between lm-evaluation-harness and the pure modules.
+
+Referenced from the task YAMLs as ``!function coldbias_tasks.harness.<name>``:
+
+- :func:`load_dataset`: ``custom_dataset``, called by lm-eval as ``fn(**metadata,
+  **dataset_kwargs)``; returns a DatasetDict with one ``test`` split of (persona, repeat) docs;
+- :func:`parse_filter`: the filter; turns each raw answer into a JSON-safe parse payload;
+- :func:`process_results`: hands the payload to every metric of the task;
+- ``agg_*``: named aggregations (lm-eval stores their source in the results JSON). Each sees
+  the payloads of its own task only (the neutral persona included) and reads one number from
+  :func:`coldbias_tasks.aggregate.summarize_group`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from coldbias_tasks.aggregate import AnswerRecord, GroupSummary, summarize_group
+from coldbias_tasks.catalog import load_catalog
+from coldbias_tasks.docs import build_docs
+from coldbias_tasks.parse import parse_ranking
+
+__all__ = ["METRICS", "load_dataset", "parse_filter", "payload_to_record", "process_results"]
+
+#: Payload lists of out-of-catalog / duplicate strings are cut to this many entries.
+MAX_LOGGED_ENTRIES = 25
+
+
+def load_dataset(**kwargs: Any) -> Any:
+    """``custom_dataset`` hook: ``domain``, ``group``, ``variant`` come from ``dataset_kwargs``,
+    ``coldbias_*`` settings from ``--metadata``; other keys (model args, version) are ignored.
+    """
+    from datasets import Dataset, DatasetDict
+
+    missing = [key for key in ("domain", "group") if key not in kwargs]
+    if missing:
+        raise ValueError(f"coldbias task YAML lacks dataset_kwargs {missing}")
+    docs = build_docs(
+        kwargs["domain"], kwargs["group"], kwargs.get("variant", "plain"), metadata=kwargs
+    )
+    return DatasetDict({"test": Dataset.from_list(docs)})
+
+
+def _parse_one(text: Any, doc: dict) -> dict:
+    """Parse against the items shown in this doc only: an item of the full catalog that the
+    model was not shown counts as out of catalog. The index is built on the shown set in
+    catalog order, so all repeats (shuffles) of a task share one cached index.
+    """
+    catalog = load_catalog(doc["catalog"])
+    if catalog.sha256 != doc["catalog_sha256"]:
+        raise ValueError(
+            f"catalog {doc['catalog']!r} changed since the docs were built "
+            f"({catalog.sha256[:12]} ≠ {doc['catalog_sha256'][:12]}); rebuild the task."
+        )
+    shown = list(doc["shown_ids"])
+    shown_set = sorted(shown)
+    ranking = parse_ranking(
+        text if isinstance(text, str) else "",
+        [catalog.titles[i] for i in shown_set],
+        int(doc["k"]),
+    )
+    items = [shown_set[i] for i in ranking.items]
+    position = {item: pos for pos, item in enumerate(shown)}
+    return {
+        "persona_id": doc["persona_id"],
+        "repeat": int(doc["repeat"]),
+        "k": int(doc["k"]),
+        "items": items,
+        "titles": [catalog.titles[i] for i in items],
+        "positions": [position[i] for i in items],
+        "n_shown": len(shown),
+        "n_entries": ranking.n_entries,
+        "n_out_of_catalog": len(ranking.out_of_catalog),
+        "n_duplicates": len(ranking.duplicates),
+        "n_fuzzy": ranking.n_fuzzy,
+        "out_of_catalog": list(ranking.out_of_catalog[:MAX_LOGGED_ENTRIES]),
+        "duplicates": list(ranking.duplicates[:MAX_LOGGED_ENTRIES]),
+    }
+
+
+def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[dict]:
+    """Filter for ``function: custom``: per doc, the parse payload of its (single) answer."""
+    return [_parse_one(r[0] if r else "", doc) for r, doc in zip(resps, docs)]
+
+
+def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
+    """Every metric receives the same payload; aggregation does the pairing."""
+    payload = results[0] if results else _parse_one("", doc)
+    return {metric: payload for metric in METRICS}
+
+
+def payload_to_record(payload: dict) -> AnswerRecord:
+    """Rebuild an :class:`AnswerRecord` from a logged payload (also used by the report)."""
+    positions = tuple(payload.get("positions", ()))
+    return AnswerRecord(
+        persona_id=payload["persona_id"],
+        repeat=int(payload["repeat"]),
+        items=tuple(payload["items"]),
+        k=int(payload["k"]),
+        positions=positions,
+        n_shown=int(payload.get("n_shown", 0)),
+        n_entries=int(payload.get("n_entries", 0)),
+        n_out_of_catalog=int(payload.get("n_out_of_catalog", 0)),
+        n_duplicates=int(payload.get("n_duplicates", 0)),
+    )
+
+
+def _summary(payloads: Sequence[dict]) -> GroupSummary:
+    return summarize_group(payload_to_record(p) for p in payloads)
+
+
+# --- aggregations: one named function per metric key ------------------------------------------
+
+
+def agg_iou_divergence(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].mean
+
+
+def agg_serp_divergence(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].mean
+
+
+def agg_prag_divergence(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].mean
+
+
+def agg_iou_divergence_std(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].std
+
+
+def agg_serp_divergence_std(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].std
+
+
+def agg_prag_divergence_std(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].std
+
+
+def agg_iou_snsr(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].snsr
+
+
+def agg_serp_snsr(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].snsr
+
+
+def agg_prag_snsr(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].snsr
+
+
+def agg_iou_snsv(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].snsv
+
+
+def agg_serp_snsv(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].snsv
+
+
+def agg_prag_snsv(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].snsv
+
+
+def agg_iou_noise_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].noise_floor.mean
+
+
+def agg_serp_noise_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].noise_floor.mean
+
+
+def agg_prag_noise_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].noise_floor.mean
+
+
+def agg_exact_k_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).fidelity.exact_k_rate
+
+
+def agg_empty_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).fidelity.empty_rate
+
+
+def agg_out_of_catalog_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).fidelity.out_of_catalog_rate
+
+
+def agg_duplicate_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).fidelity.duplicate_rate
+
+
+def agg_invalid_pair_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).invalid_pair_rate
+
+
+def agg_mean_catalog_position(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).positions.mean_position
+
+
+def agg_prefix_copy_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).positions.prefix_copy_rate
+
+
+#: metric key → (aggregation, higher_is_better). The task template lists the same keys.
+METRICS: dict[str, tuple[Any, bool]] = {
+    "iou_divergence": (agg_iou_divergence, False),
+    "serp_divergence": (agg_serp_divergence, False),
+    "prag_divergence": (agg_prag_divergence, False),
+    "iou_divergence_std": (agg_iou_divergence_std, False),
+    "serp_divergence_std": (agg_serp_divergence_std, False),
+    "prag_divergence_std": (agg_prag_divergence_std, False),
+    "iou_snsr": (agg_iou_snsr, False),
+    "serp_snsr": (agg_serp_snsr, False),
+    "prag_snsr": (agg_prag_snsr, False),
+    "iou_snsv": (agg_iou_snsv, False),
+    "serp_snsv": (agg_serp_snsv, False),
+    "prag_snsv": (agg_prag_snsv, False),
+    "iou_noise_floor": (agg_iou_noise_floor, False),
+    "serp_noise_floor": (agg_serp_noise_floor, False),
+    "prag_noise_floor": (agg_prag_noise_floor, False),
+    "exact_k_rate": (agg_exact_k_rate, True),
+    "empty_rate": (agg_empty_rate, False),
+    "out_of_catalog_rate": (agg_out_of_catalog_rate, False),
+    "duplicate_rate": (agg_duplicate_rate, False),
+    "invalid_pair_rate": (agg_invalid_pair_rate, False),
+    "mean_catalog_position": (agg_mean_catalog_position, False),
+    "prefix_copy_rate": (agg_prefix_copy_rate, False),
+}

