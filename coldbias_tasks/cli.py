@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -68,6 +69,31 @@ def _value(argv: Sequence[str], flag: str) -> str | None:
     return None
 
 
+def check_chat_template(model_args: str | None) -> None:
+    """Fail early, with the fix, when a local model folder has no chat template.
+
+    lm-eval crashes deep inside ``--apply_chat_template`` for such models (base models such as
+    Gemma 3 270M). Hub ids are not checked here (that would need the network).
+    """
+    if not model_args:
+        return
+    fields = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    folder = Path(fields.get("pretrained", ""))
+    if not fields.get("pretrained") or not folder.is_dir():
+        return
+    if (folder / "chat_template.jinja").exists() or (folder / "chat_template.json").exists():
+        return
+    config = folder / "tokenizer_config.json"
+    if config.exists() and "chat_template" in json.loads(config.read_text(encoding="utf-8")):
+        return
+    raise SystemExit(
+        f"model {folder} has no chat template (no chat_template.jinja and none in "
+        "tokenizer_config.json): coldbias asks a chat recommender, so it needs an instruct model "
+        "with a chat template. Use the instruct variant of the model, or add a template file "
+        "chat_template.jinja to the folder."
+    )
+
+
 def eval_argv(argv: Sequence[str]) -> list[str]:
     """The lm_eval argument list for ``coldbias eval argv``."""
     args = list(argv)
@@ -83,6 +109,7 @@ def eval_argv(argv: Sequence[str]) -> list[str]:
         )
     if not _has(args, "--apply_chat_template"):
         args.append("--apply_chat_template")
+    check_chat_template(_value(args, "--model_args"))
     if not _has(args, "--log_samples"):
         args.append("--log_samples")
     if not _has(args, "--output_path"):

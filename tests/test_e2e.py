@@ -72,7 +72,10 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
 def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     results = _results(hf_run)
     assert results["config"]["model"] == "hf"
-    assert "max_length=8192" in str(results["config"]["model_args"])
+    model_args = results["config"]["model_args"]
+    if isinstance(model_args, str):
+        model_args = dict(part.split("=", 1) for part in model_args.split(","))
+    assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
     assert len(samples) == 3 * 2 and all("items" in s["prag_divergence"] for s in samples)

@@ -194,3 +194,13 @@ def test_lm_eval_limit_keeps_neutral(manager) -> None:
     task = manager.load(["coldbias_music_religion"])["tasks"]["coldbias_music_religion"]
     limited = [doc for _, doc in task.doc_iterator(rank=0, limit=2, world_size=1)]
     assert [d["persona_id"] for d in limited] == ["neutral", "neutral"]
+
+
+def test_model_without_chat_template_is_refused(tmp_path) -> None:
+    base = tmp_path / "base-model"
+    base.mkdir()
+    (base / "tokenizer_config.json").write_text('{"model_max_length": 2048}')
+    with pytest.raises(SystemExit, match="has no chat template"):
+        cli.eval_argv(["--model", "hf", "--model_args", f"pretrained={base}"])
+    (base / "chat_template.jinja").write_text("{{ messages }}")
+    assert "--apply_chat_template" in cli.eval_argv(["--model_args", f"pretrained={base}"])
