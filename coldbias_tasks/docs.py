@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from coldbias_tasks import __version__
 from coldbias_tasks.catalog import Catalog, load_catalog
 from coldbias_tasks.personas import VARIANTS, describe, load_personas
 from coldbias_tasks.prompt import load_template, render_prompt
@@ -153,6 +154,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     "catalog": settings.catalog or domain,
                     "catalog_sha256": catalog.sha256,
                     "template_sha256": template_sha,
+                    "coldbias_version": __version__,
                     "shown_ids": shown,
                     "prompt": prompt,
                 }

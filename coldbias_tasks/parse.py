@@ -47,6 +47,12 @@ FUZZY_CUTOFF = 88.0
 FUZZY_MIN_CHARS = 6
 #: Answers longer than this many characters are truncated before parsing (repetition loops).
 MAX_ANSWER_CHARS = 200_000
+#: Lines are cut to this many characters (no title is longer; keeps regexes linear).
+MAX_LINE_CHARS = 2_000
+#: A comma-joined line is split into at most this many parts.
+MAX_JOINED_PARTS = 100
+#: A title may itself contain up to this many commas ("The Good, the Bad and the Ugly").
+MAX_TITLE_COMMAS = 3
 #: Entries remembered per catalog index across calls.
 MEMO_SIZE = 100_000
 
@@ -309,11 +315,11 @@ def _looks_like_prose(line: str) -> bool:
 
 def _split_joined(text: str, matcher: _Matcher) -> list[tuple[str, int | None, bool]]:
     """Greedy longest-span segmentation of "A, B; C" so titles with commas stay whole."""
-    parts = [p for p in re.split(r"\s*[,;]\s*", text) if p.strip()]
+    parts = [p for p in re.split(r"\s*[,;]\s*", text) if p.strip()][:MAX_JOINED_PARTS]
     out: list[tuple[str, int | None, bool]] = []
     start = 0
     while start < len(parts):
-        for end in range(len(parts), start, -1):
+        for end in range(min(len(parts), start + MAX_TITLE_COMMAS + 1), start, -1):
             span = ", ".join(parts[start:end])
             hit, fuzzy = matcher.match(span)
             if hit is None and end == start + 1 and _CONJUNCTION.match(span):
@@ -346,7 +352,9 @@ def parse_ranking(text: str, catalog: Sequence[str], k: int) -> Ranking:
     if not isinstance(text, str) or k <= 0 or not catalog:
         return Ranking(items=())
     matcher = _Matcher(build_index(catalog))
-    lines = _strip_reasoning(text[:MAX_ANSWER_CHARS]).splitlines()
+    lines = [
+        line[:MAX_LINE_CHARS] for line in _strip_reasoning(text[:MAX_ANSWER_CHARS]).splitlines()
+    ]
     marked = [bool(_LIST_MARKER.match(line)) for line in lines]
     any_marked = any(marked)
 

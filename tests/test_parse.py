@@ -81,3 +81,22 @@ def test_fuzz_never_raises_and_returns_valid_unique_indices(text: str, k: int) -
 def test_fuzz_arbitrary_text(text: str) -> None:
     got = parse_ranking(text, MOVIES, 20)
     assert len(got.items) == len(set(got.items)) <= 20
+
+
+@pytest.mark.timeout(60)  # a hang guard, not a speed target (see bench/parser_eval.py)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ft " * 60_000,
+        ", ".join(["Jaws x"] * 30_000),
+        "\n".join(", ".join([f"Jaws x{i}"] * 40) for i in range(2_000)),
+        "**" * 90_000,
+        '"a' * 90_000,
+        " - a" * 50_000,
+        "<think>" * 10_000 + "Jaws",
+    ],
+    ids=["feat", "commas", "comma-lines", "bold", "quotes", "dashes", "think-tags"],
+)
+def test_adversarial_inputs_return(text: str) -> None:
+    got = parse_ranking(text, MOVIES, 20)
+    assert len(got.items) <= 20
