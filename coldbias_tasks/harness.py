@@ -106,8 +106,23 @@ def payload_to_record(payload: dict) -> AnswerRecord:
     )
 
 
+_SUMMARIES: dict[tuple[int, ...], tuple[Sequence[dict], GroupSummary]] = {}
+
+
 def _summary(payloads: Sequence[dict]) -> GroupSummary:
-    return summarize_group(payload_to_record(p) for p in payloads)
+    """summarize_group over a task's payloads, computed once for all of its metrics.
+
+    process_results hands the same payload objects to every metric, so the lists lm-eval passes
+    to the aggregations hold identical objects: the key is their identities (the cached entry
+    keeps the objects alive, so an id cannot be reused while cached).
+    """
+    key = tuple(id(p) for p in payloads)
+    hit = _SUMMARIES.get(key)
+    if hit is None:
+        if len(_SUMMARIES) >= 8:
+            _SUMMARIES.clear()
+        hit = _SUMMARIES[key] = (list(payloads), summarize_group(map(payload_to_record, payloads)))
+    return hit[1]
 
 
 # --- aggregations: one named function per metric key ------------------------------------------

@@ -204,3 +204,31 @@ def test_model_without_chat_template_is_refused(tmp_path) -> None:
         cli.eval_argv(["--model", "hf", "--model_args", f"pretrained={base}"])
     (base / "chat_template.jinja").write_text("{{ messages }}")
     assert "--apply_chat_template" in cli.eval_argv(["--model_args", f"pretrained={base}"])
+
+
+def test_aggregations_read_the_group_summary() -> None:
+    from coldbias_tasks.aggregate import summarize_group
+    from coldbias_tasks.harness import payload_to_record
+
+    docs = build_docs("movie", "physics", "plain", SMALL)
+    titles = load_catalog("movie").titles
+    answers = [
+        "\n".join(titles[i] for i in d["shown_ids"][(d["repeat"] + len(d["persona_id"])) % 7 :][:5])
+        for d in docs
+    ]
+    payloads = parse_filter([[a] for a in answers], docs)
+    summary = summarize_group(payload_to_record(p) for p in payloads)
+    expected = {
+        "iou_divergence": summary.metrics["iou"].mean,
+        "prag_snsv": summary.metrics["prag"].snsv,
+        "serp_noise_floor": summary.metrics["serp"].noise_floor.mean,
+        "prefix_copy_rate": summary.positions.prefix_copy_rate,
+        "exact_k_rate": summary.fidelity.exact_k_rate,
+    }
+    for name, value in expected.items():
+        assert METRICS[name][0](payloads) == pytest.approx(value)
+        copies = [dict(p) for p in payloads]  # same content, new objects: recomputed
+        assert METRICS[name][0](copies) == pytest.approx(value)
+    assert 0.0 < summary.metrics["iou"].mean < 1.0
+    other = [dict(p, items=p["items"][:1]) for p in payloads]
+    assert METRICS["iou_divergence"][0](other) != pytest.approx(summary.metrics["iou"].mean)
