@@ -95,6 +95,15 @@ class Catalog:
     def __len__(self) -> int:
         return len(self.titles)
 
+    def aliases(self) -> list[tuple[str, ...]] | None:
+        """Other names per item (an ``aliases`` list column, e.g. "MIT"), or None."""
+        if "aliases" not in self.table.columns:
+            return None
+        return [
+            tuple(str(a) for a in value) if isinstance(value, (list, tuple)) else ()
+            for value in self.table["aliases"]
+        ]
+
     def categories(self, field: str) -> dict[int, list[str]]:
         """item index → category labels of ``field`` (list fields give several labels)."""
         if field not in self.table.columns:

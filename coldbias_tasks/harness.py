@@ -55,10 +55,12 @@ def _parse_one(text: Any, doc: dict) -> dict:
         )
     shown = list(doc["shown_ids"])
     shown_set = sorted(shown)
+    aliases = catalog.aliases()
     ranking = parse_ranking(
         text if isinstance(text, str) else "",
         [catalog.titles[i] for i in shown_set],
         int(doc["k"]),
+        aliases=[aliases[i] for i in shown_set] if aliases else None,
     )
     items = [shown_set[i] for i in ranking.items]
     position = {item: pos for pos, item in enumerate(shown)}

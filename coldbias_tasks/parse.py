@@ -161,13 +161,18 @@ def _split_by_artist(title: str) -> tuple[str, str] | None:
     return (head, tail) if sep and head.strip() and tail.strip() else None
 
 
-def build_index(titles: Sequence[str]) -> CatalogIndex:
-    """Index a catalog; cached per distinct tuple of titles (see :func:`_cached_index`)."""
-    return _cached_index(tuple(titles))
+def build_index(
+    titles: Sequence[str], aliases: Sequence[Sequence[str]] | None = None
+) -> CatalogIndex:
+    """Index a catalog, cached per distinct (titles, aliases). ``aliases[i]``: other names of
+    item i ("MIT"), matched exactly, never fuzzily, and never over another item's own title.
+    """
+    alias_key = tuple(tuple(a) for a in aliases) if aliases is not None else ()
+    return _cached_index(tuple(titles), alias_key)
 
 
 @lru_cache(maxsize=32)
-def _cached_index(titles: tuple[str, ...]) -> CatalogIndex:
+def _cached_index(titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...]) -> CatalogIndex:
     primary: dict[str, int] = {}
     secondary: dict[str, int] = {}
     choices: list[str] = []
@@ -189,6 +194,9 @@ def _cached_index(titles: tuple[str, ...]) -> CatalogIndex:
             add(secondary, normalized_key(f"{song} {artist}"), index)
             add(secondary, normalized_key(f"{artist} {song}"), index)
             add(secondary, normalized_key(song), index)
+    for index, names in enumerate(aliases):
+        for name in names:
+            add(secondary, normalized_key(name), index)
     exact = dict(secondary)
     exact.update(primary)  # a full catalog string always wins over a derived form
     return CatalogIndex(titles, exact, tuple(choices), tuple(owners))
@@ -343,15 +351,17 @@ def _table_cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
 
 
-def parse_ranking(text: str, catalog: Sequence[str], k: int) -> Ranking:
+def parse_ranking(
+    text: str, catalog: Sequence[str], k: int, aliases: Sequence[Sequence[str]] | None = None
+) -> Ranking:
     """Parse ``text`` into at most ``k`` unique catalog indices (0-based), best first.
 
     Never raises for any ``str`` (a non-str is treated as empty); ``k <= 0`` or an empty catalog
-    gives an empty ranking.
+    gives an empty ranking. ``aliases`` (parallel to ``catalog``) adds exact-only other names.
     """
     if not isinstance(text, str) or k <= 0 or not catalog:
         return Ranking(items=())
-    matcher = _Matcher(build_index(catalog))
+    matcher = _Matcher(build_index(catalog, aliases))
     lines = [
         line[:MAX_LINE_CHARS] for line in _strip_reasoning(text[:MAX_ANSWER_CHARS]).splitlines()
     ]

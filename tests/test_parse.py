@@ -100,3 +100,12 @@ def test_fuzz_arbitrary_text(text: str) -> None:
 def test_adversarial_inputs_return(text: str) -> None:
     got = parse_ranking(text, MOVIES, 20)
     assert len(got.items) <= 20
+
+
+def test_aliases_match_exactly_and_never_override_titles() -> None:
+    catalog = ["Massachusetts Institute of Technology", "University of Oxford", "MIT Press"]
+    aliases = [("MIT",), ("Oxford",), ()]
+    got = parse_ranking("1. MIT\n2. Oxford\n3. MIT Press\n4. Oxfrd", catalog, 5, aliases=aliases)
+    assert got.items == (0, 1, 2)
+    assert got.out_of_catalog == ("Oxfrd",)  # aliases are exact-only
+    assert parse_ranking("MIT", catalog, 5).items == ()  # no alias given: no guess
