@@ -286,6 +286,8 @@ def positions(records: Sequence[AnswerRecord]) -> Positions:
         if r.n_shown < 2:
             continue
         for pos in r.positions:
+            if pos < 0:  # not in the shown order (payloads of older versions)
+                continue
             scaled.append(pos / (r.n_shown - 1))
             in_prefix.append(float(pos < r.k))
     return Positions(_mean(scaled), _mean(in_prefix))

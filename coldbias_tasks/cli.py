@@ -69,6 +69,17 @@ def _value(argv: Sequence[str], flag: str) -> str | None:
     return None
 
 
+def _set_value(argv: list[str], flag: str, value: str) -> None:
+    """Replace the value of ``flag`` in either the ``--flag VALUE`` or ``--flag=VALUE`` form."""
+    for i, a in enumerate(argv):
+        if a == flag and i + 1 < len(argv):
+            argv[i + 1] = value
+            return
+        if a.startswith(flag + "="):
+            argv[i] = f"{flag}={value}"
+            return
+
+
 def check_chat_template(model_args: str | None) -> None:
     """Fail early, with the fix, when a local model folder has no chat template.
 
@@ -116,10 +127,10 @@ def eval_argv(argv: Sequence[str]) -> list[str]:
         args += ["--output_path", "runs"]
     if _value(args, "--model") == "hf":
         model_args = _value(args, "--model_args")
-        if model_args is not None and "max_length" not in model_args:
-            args[args.index(model_args)] = f"{model_args},max_length={HF_MAX_LENGTH}"
-        elif model_args is None:
+        if model_args is None:
             args += ["--model_args", f"max_length={HF_MAX_LENGTH}"]
+        elif "max_length" not in model_args:
+            _set_value(args, "--model_args", f"{model_args},max_length={HF_MAX_LENGTH}")
     return args
 
 

@@ -166,6 +166,8 @@ def test_eval_argv_adds_defaults() -> None:
     assert argv[argv.index("--include_path") + 1] == str(tasks_dir())
     assert "--apply_chat_template" in argv and "--log_samples" in argv
     assert argv[argv.index("--model_args") + 1] == f"pretrained=x,max_length={cli.HF_MAX_LENGTH}"
+    eq_form = cli.eval_argv(["--model=hf", "--model_args=pretrained=x"])
+    assert f"--model_args=pretrained=x,max_length={cli.HF_MAX_LENGTH}" in eq_form
     kept = cli.eval_argv(["--model", "vllm", "--model_args", "pretrained=x", "--output_path", "o"])
     assert kept[kept.index("--model_args") + 1] == "pretrained=x"
     assert kept[kept.index("--output_path") + 1] == "o"

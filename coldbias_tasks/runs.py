@@ -1,0 +1,670 @@
+"""Load lm-evaluation-harness output folders into plain data for the report and the leaderboard.
+
+An output folder is what ``lm_eval --output_path OUT --log_samples`` writes:
+``OUT/<model>/results_<ts>.json`` plus one ``samples_<task>_<ts>.jsonl`` per task of that run.
+Folders are searched recursively; every results file is one :class:`Run`, paired with the
+samples files of the same timestamp in the same directory. Answers are rebuilt from the parse
+payload that every coldbias metric logs (:func:`coldbias_tasks.harness.payload_to_record`), so
+all statistics can be recomputed offline.
+
+:func:`pool_runs` merges runs of one model (same ``model_name``, backend and ``model_args`` minus
+``seed``) into one :class:`ModelResults`; repeats of different runs are renumbered so that each
+run's repeat r stays paired with that run's neutral repeat r.
+
+Problems raise :class:`RunError`, whose message names the folder or file and the fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib.metadata
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coldbias_tasks.aggregate import AnswerRecord
+from coldbias_tasks.harness import payload_to_record
+
+__all__ = [
+    "PAYLOAD_KEY",
+    "ExtraMetric",
+    "ModelResults",
+    "Run",
+    "RunError",
+    "TaskData",
+    "coldbias_version",
+    "display_name",
+    "load_folder",
+    "parse_model_args",
+    "parse_task_name",
+    "pool_runs",
+    "scan_folder",
+]
+
+#: Metric key whose logged value is the parse payload (every coldbias metric logs the same one).
+PAYLOAD_KEY = "iou_divergence"
+COLDBIAS_PREFIX = "coldbias_"
+VARIANTS = ("plain", "context", "mitigation")
+#: lm-eval run settings recorded as seeds in the results JSON ``config``.
+SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
+#: Keys of ``results[task]`` that are not metrics.
+NON_METRIC_KEYS = {"alias", "name", "sample_len", "samples", " "}
+
+_RESULTS_RE = re.compile(r"^results_(?P<ts>.+)\.json$")
+_SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+
+_NOT_OUTPUT = (
+    "not an lm-eval output folder: run lm_eval with --output_path and --log_samples "
+    "(e.g. `coldbias eval --model hf --model_args pretrained=... --tasks coldbias_movie "
+    "--output_path OUT`), then pass OUT"
+)
+
+
+class RunError(Exception):
+    """An output folder or file that cannot be used; the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """One coldbias task (one attribute group, one variant) of one run, or pooled over runs.
+
+    ``records``: one :class:`AnswerRecord` per answer (the neutral persona included).
+    ``reported``: the task's metrics in the results JSON (``"iou_divergence"`` → value; filter
+    suffix dropped; lm-eval's ``"N/A"`` stderr omitted). ``n_shown``: catalog items shown per
+    prompt; ``seed``: coldbias' catalog subset/shuffle seed (``coldbias_seed``), not the model's.
+    """
+
+    name: str
+    domain: str
+    group: str
+    variant: str
+    version: str
+    records: tuple[AnswerRecord, ...]
+    k: int
+    n_shown: int
+    order: str
+    seed: int | None
+    catalog: str
+    catalog_sha256: str
+    template_sha256: str
+    samples_files: tuple[Path, ...]
+    reported: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def repeats(self) -> int:
+        """Number of distinct repeats (after pooling: over all runs)."""
+        return len({r.repeat for r in self.records})
+
+    @property
+    def protocol(self) -> tuple[Any, ...]:
+        """Settings that must agree for answers of two runs to be pooled."""
+        return (
+            self.version,
+            self.k,
+            self.n_shown,
+            self.order,
+            self.catalog_sha256,
+            self.template_sha256,
+        )
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            "task": self.name,
+            "domain": self.domain,
+            "attribute_group": self.group,
+            "variant": self.variant,
+            "task_version": self.version,
+            "k": self.k,
+            "n_shown": self.n_shown,
+            "order": self.order,
+            "coldbias_seed": self.seed,
+            "repeats": self.repeats,
+            "n_answers": len(self.records),
+            "catalog": self.catalog,
+            "catalog_sha256": self.catalog_sha256,
+            "template_sha256": self.template_sha256,
+            "samples_files": [str(p) for p in self.samples_files],
+        }
+
+
+@dataclass(frozen=True)
+class ExtraMetric:
+    """Headline metric of a non-coldbias task in the same results file (capability column).
+
+    ``metric`` is the results key, e.g. ``"acc,none"``; ``stderr`` NaN when lm-eval wrote
+    ``"N/A"``; ``higher_is_better`` None when the results file does not say.
+    """
+
+    task: str
+    metric: str
+    value: float
+    stderr: float
+    higher_is_better: bool | None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One results file and the coldbias tasks logged with it."""
+
+    results_file: Path
+    model: str
+    backend: str
+    model_args: dict[str, str]
+    seeds: dict[str, Any]
+    lm_eval_version: str
+    transformers_version: str
+    date: float | None
+    tasks: dict[str, TaskData]
+    other_metrics: dict[str, ExtraMetric]
+    foreign_tasks: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def model_seed(self) -> Any:
+        """The seed of the model's sampling: vLLM's ``model_args`` seed, else lm-eval's torch
+        seed (HF samples with the global torch RNG), else its random seed; None if unknown.
+        """
+        for key in ("model_args.seed", "torch_seed", "random_seed"):
+            if self.seeds.get(key) is not None:
+                return self.seeds[key]
+        return None
+
+    @property
+    def identity(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        """(model name, backend, model_args without ``seed``): runs that pool into one row."""
+        args = tuple(sorted((k, v) for k, v in self.model_args.items() if k != "seed"))
+        return self.model, self.backend, args
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            "results_file": str(self.results_file),
+            "model": self.model,
+            "backend": self.backend,
+            "model_args": dict(self.model_args),
+            "seeds": dict(self.seeds),
+            "lm_eval_version": self.lm_eval_version,
+            "transformers_version": self.transformers_version,
+            "date": self.date,
+            "tasks": sorted(self.tasks),
+        }
+
+
+@dataclass(frozen=True)
+class ModelResults:
+    """All runs of one model pooled: one report section / one leaderboard row."""
+
+    label: str
+    model: str
+    backend: str
+    model_args: dict[str, str]  # without seed
+    runs: tuple[Run, ...]
+    tasks: dict[str, TaskData]
+    other_metrics: dict[str, ExtraMetric]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def seeds(self) -> list[Any]:
+        """Model seeds (:attr:`Run.model_seed`) of the pooled coldbias runs."""
+        return [r.model_seed for r in self.runs if r.tasks]
+
+    def task_versions(self) -> dict[str, str]:
+        return {name: t.version for name, t in sorted(self.tasks.items())}
+
+    def provenance(self) -> dict[str, Any]:
+        """Everything needed to reproduce or audit the numbers (JSON-safe)."""
+        tasks = [t.provenance() for _, t in sorted(self.tasks.items())]
+        return {
+            "model": self.label,
+            "model_name": self.model,
+            "backend": self.backend,
+            "model_args": dict(self.model_args),
+            "seeds": self.seeds,
+            "runs": [r.provenance() for r in self.runs],
+            "task_versions": self.task_versions(),
+            "lm_eval_version": _joined(r.lm_eval_version for r in self.runs),
+            "transformers_version": _joined(r.transformers_version for r in self.runs),
+            "coldbias_version": coldbias_version(),
+            "template_sha256": _joined(t["template_sha256"] for t in tasks),
+            "catalog_sha256": {t["catalog"]: t["catalog_sha256"] for t in tasks},
+            "k": _joined(str(t["k"]) for t in tasks),
+            "n_shown": _joined(str(t["n_shown"]) for t in tasks),
+            "order": _joined(t["order"] for t in tasks),
+            "coldbias_seed": _joined(str(t["coldbias_seed"]) for t in tasks),
+            "repeats": {t["task"]: t["repeats"] for t in tasks},
+            "tasks": tasks,
+            "warnings": list(self.warnings),
+        }
+
+
+def _joined(values: Iterable[Any]) -> str:
+    """Distinct values in first-seen order, comma-joined ("" when none)."""
+    return ", ".join(dict.fromkeys(str(v) for v in values if v not in (None, "")))
+
+
+def coldbias_version() -> str:
+    """Installed coldbias version (of the tool making the report), "unknown" if not installed."""
+    try:
+        return importlib.metadata.version("coldbias")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def parse_model_args(raw: Any) -> dict[str, str]:
+    """``model_args`` as a dict of strings, from lm-eval's dict or ``"k=v,k2=v2"`` form."""
+    if isinstance(raw, Mapping):
+        return {str(k): str(v) for k, v in raw.items()}
+    if not raw:
+        return {}
+    out: dict[str, str] = {}
+    for part in str(raw).split(","):
+        if not part.strip():
+            continue
+        key, _, value = part.partition("=")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_task_name(task: str) -> tuple[str, str, str]:
+    """``coldbias_{domain}[_{context|mitigation}]_{group}`` → (domain, variant, group)."""
+    rest = task[len(COLDBIAS_PREFIX) :] if task.startswith(COLDBIAS_PREFIX) else task
+    domain, _, rest = rest.partition("_")
+    variant = "plain"
+    for v in VARIANTS[1:]:
+        if rest.startswith(v + "_"):
+            variant, rest = v, rest[len(v) + 1 :]
+    return domain, variant, rest
+
+
+def _is_coldbias(task: str) -> bool:
+    return task.startswith(COLDBIAS_PREFIX) or task == "coldbias"
+
+
+def _to_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise RunError(
+            f"{path}: invalid JSON at line {err.lineno} ({err.msg}); the file is truncated or "
+            "edited: rerun lm_eval or restore the file."
+        ) from err
+    except OSError as err:
+        raise RunError(f"{path}: cannot be read ({err.strerror}).") from err
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise RunError(
+            f"{path}: not an lm-eval results file (no 'results' mapping); pass the folder "
+            "lm_eval --output_path wrote."
+        )
+    return data
+
+
+def _payload(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, str):  # a payload lm-eval had to stringify
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return None
+    if isinstance(value, dict) and "persona_id" in value and "items" in value:
+        return value
+    return None
+
+
+def _read_samples(path: Path) -> list[dict[str, Any]]:
+    """Parsed JSONL lines; a malformed line raises naming the file and the line (1-based)."""
+    samples = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise RunError(f"{path}: cannot be read ({err.strerror}).") from err
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            sample = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise RunError(
+                f"{path}, line {line_no}: malformed JSON ({err.msg}, column {err.colno}); the "
+                "file was truncated or edited: rerun lm_eval --log_samples for this task or "
+                "delete the broken line."
+            ) from err
+        if not isinstance(sample, dict):
+            raise RunError(f"{path}, line {line_no}: expected one JSON object per line.")
+        samples.append(sample)
+    return samples
+
+
+def _task_data(
+    task: str, path: Path, samples: Sequence[dict[str, Any]], results: dict[str, Any]
+) -> tuple[TaskData, list[str]]:
+    """Rebuild one task's answers and provenance from its samples file."""
+    warnings: list[str] = []
+    filters = list(dict.fromkeys(str(s.get("filter", "ranked")) for s in samples))
+    keep = "ranked" if "ranked" in filters else (filters[0] if filters else "ranked")
+    if len(filters) > 1:
+        warnings.append(f"{path}: several filters {filters}; using {keep!r}")
+    records: list[AnswerRecord] = []
+    docs: list[dict[str, Any]] = []
+    for line_no, sample in enumerate(samples, start=1):
+        if str(sample.get("filter", "ranked")) != keep:
+            continue
+        payload = _payload(sample.get(PAYLOAD_KEY))
+        if payload is None:
+            raise RunError(
+                f"{path}, line {line_no}: no coldbias parse payload under {PAYLOAD_KEY!r}: the "
+                "samples were written without the coldbias filter (filter_list 'ranked' with "
+                "coldbias_tasks.harness.parse_filter and process_results). Rerun with the "
+                "package's task YAMLs (`coldbias eval ...` or "
+                "--include_path $(coldbias tasks-dir))."
+            )
+        try:
+            records.append(payload_to_record(payload))
+        except (KeyError, TypeError, ValueError) as err:
+            raise RunError(
+                f"{path}, line {line_no}: unusable coldbias payload ({err!r}); rerun the task."
+            ) from err
+        docs.append(sample.get("doc") or {})
+    if not records:
+        raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    domain, variant, group = parse_task_name(task)
+    first = docs[0]
+    config = results.get("configs", {}).get(task, {})
+    version = results.get("versions", {}).get(task, (config.get("metadata") or {}).get("version"))
+    shown = [len(d["shown_ids"]) for d in docs if isinstance(d.get("shown_ids"), list)]
+    reported = {
+        key.split(",")[0]: _to_float(value)
+        for key, value in results.get("results", {}).get(task, {}).items()
+        if "," in key and "_stderr" not in key and not isinstance(value, str)
+    }
+    data = TaskData(
+        name=task,
+        domain=str(first.get("domain", domain)),
+        group=str(first.get("attribute_group", group)),
+        variant=str(first.get("variant", variant)),
+        version=str(version) if version is not None else "unknown",
+        records=tuple(records),
+        k=int(first.get("k", records[0].k)),
+        n_shown=max(shown) if shown else max((r.n_shown for r in records), default=0),
+        order=str(first.get("order", "unknown")),
+        seed=first.get("seed"),
+        catalog=str(first.get("catalog", domain)),
+        catalog_sha256=str(first.get("catalog_sha256", "")),
+        template_sha256=str(first.get("template_sha256", "")),
+        samples_files=(path,),
+        reported=reported,
+    )
+    return data, warnings
+
+
+def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, ExtraMetric]:
+    """Headline (first) metric of each non-coldbias task; subtasks of a listed group skipped."""
+    table = results.get("results", {})
+    subtasks = {
+        sub
+        for group, subs in (results.get("group_subtasks") or {}).items()
+        if group in table and not _is_coldbias(group)
+        for sub in subs
+    }
+    hib = results.get("higher_is_better") or {}
+    out: dict[str, ExtraMetric] = {}
+    for task in tasks:
+        if task in subtasks:
+            continue
+        entry = table.get(task, {})
+        for key, value in entry.items():
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if key in NON_METRIC_KEYS or "_stderr" in key or not numeric:
+                continue
+            metric, _, filt = key.partition(",")
+            stderr = _to_float(entry.get(f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr"))
+            better = (hib.get(task) or {}).get(metric)
+            out[task] = ExtraMetric(task, key, float(value), stderr, better)
+            break
+    return out
+
+
+def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
+    """One results file with its samples files (task → path)."""
+    results = _read_json(results_file)
+    table = results["results"]
+    configs = results.get("configs") or {}
+    coldbias = sorted(t for t in configs if _is_coldbias(t))
+    coldbias += sorted(t for t in samples if _is_coldbias(t) and t not in configs)
+    foreign = sorted(t for t in table if not _is_coldbias(t))
+    warnings: list[str] = []
+    tasks: dict[str, TaskData] = {}
+    missing = [t for t in coldbias if t not in samples]
+    for task in coldbias:
+        if task not in samples:
+            continue
+        data, notes = _task_data(task, samples[task], _read_samples(samples[task]), results)
+        tasks[task] = data
+        warnings += notes
+    if coldbias and not tasks:
+        raise RunError(
+            f"{results_file}: results of {', '.join(coldbias)} but no samples_<task>_<ts>.jsonl "
+            "next to it: the run was written without --log_samples (or the samples were "
+            "deleted). Rerun lm_eval with --log_samples; coldbias needs the logged answers."
+        )
+    if missing:
+        warnings.append(
+            f"{results_file}: no samples file for {', '.join(missing)} (partial run?); "
+            "those tasks are skipped"
+        )
+    config = results.get("config") or {}
+    model_args = parse_model_args(config.get("model_args"))
+    model = str(
+        results.get("model_name")
+        or model_args.get("pretrained")
+        or model_args.get("model")
+        or results_file.parent.name
+    )
+    seeds: dict[str, Any] = {k: config.get(k) for k in SEED_KEYS if k in config}
+    if "seed" in model_args:
+        seeds["model_args.seed"] = model_args["seed"]
+    doc_seeds = sorted({str(t.seed) for t in tasks.values() if t.seed is not None})
+    if doc_seeds:
+        seeds["coldbias_seed"] = ", ".join(doc_seeds)
+    return Run(
+        results_file=results_file,
+        model=model,
+        backend=str(config.get("model", results.get("model_source", "unknown"))),
+        model_args=model_args,
+        seeds=seeds,
+        lm_eval_version=str(results.get("lm_eval_version", "unknown")),
+        transformers_version=str(results.get("transformers_version", "unknown")),
+        date=_to_float(results.get("date")) if results.get("date") is not None else None,
+        tasks=tasks,
+        other_metrics=_extra_metrics(results, foreign),
+        foreign_tasks=tuple(foreign),
+        warnings=tuple(warnings),
+    )
+
+
+def scan_folder(folder: str | Path) -> list[Run]:
+    """Every results file under ``folder`` (recursively) as a :class:`Run`, coldbias or not.
+
+    Raises :class:`RunError` for a missing folder, a folder without lm-eval output, samples
+    without a results file, malformed files and samples lacking coldbias payloads.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise RunError(f"{root}: no such folder; pass the folder given to lm_eval --output_path.")
+    results_files = sorted(p for p in root.rglob("results_*.json") if _RESULTS_RE.match(p.name))
+    samples_files = sorted(p for p in root.rglob("samples_*.jsonl") if _SAMPLES_RE.match(p.name))
+    if not results_files and not samples_files:
+        raise RunError(f"{root}: {_NOT_OUTPUT}.")
+    by_stamp: dict[tuple[Path, str], dict[str, Path]] = defaultdict(dict)
+    for path in samples_files:
+        m = _SAMPLES_RE.match(path.name)
+        assert m is not None
+        by_stamp[(path.parent, m["ts"])][m["task"]] = path
+    runs: list[Run] = []
+    used: set[tuple[Path, str]] = set()
+    for path in results_files:
+        m = _RESULTS_RE.match(path.name)
+        assert m is not None
+        key = (path.parent, m["ts"])
+        used.add(key)
+        runs.append(_load_run(path, by_stamp.get(key, {})))
+    orphans = [p for key, tasks in by_stamp.items() if key not in used for p in tasks.values()]
+    if orphans and not runs:
+        raise RunError(
+            f"{root}: samples files ({orphans[0].name}, ...) but no results_<ts>.json beside "
+            "them: a partial lm-eval output (interrupted run?). Rerun lm_eval, or copy the "
+            "whole output folder."
+        )
+    if orphans:
+        note = (
+            f"{root}: samples without a results file skipped: {', '.join(p.name for p in orphans)}"
+        )
+        runs = [dataclasses.replace(runs[0], warnings=(*runs[0].warnings, note)), *runs[1:]]
+    return runs
+
+
+def load_folder(folder: str | Path) -> list[Run]:
+    """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError."""
+    runs = scan_folder(folder)
+    ours = [r for r in runs if r.tasks]
+    if not ours:
+        found = sorted({t for r in runs for t in r.foreign_tasks})
+        listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
+        raise RunError(
+            f"{folder}: holds no coldbias task (found: {listed or 'no task'}); run the coldbias "
+            "tasks (e.g. --tasks coldbias_movie with --include_path $(coldbias tasks-dir)) "
+            "into this folder or pass another one."
+        )
+    return ours
+
+
+def _pool_task(parts: Sequence[TaskData]) -> TaskData:
+    """One task over several runs: repeats renumbered so run i's repeats follow run i−1's."""
+    if len(parts) == 1:
+        return parts[0]
+    records: list[AnswerRecord] = []
+    offset = 0
+    for part in parts:
+        records += [dataclasses.replace(r, repeat=r.repeat + offset) for r in part.records]
+        offset += max(r.repeat for r in part.records) + 1
+    seeds = {p.seed for p in parts}
+    return dataclasses.replace(
+        parts[0],
+        records=tuple(records),
+        seed=parts[0].seed if len(seeds) == 1 else None,
+        samples_files=tuple(f for p in parts for f in p.samples_files),
+        reported={},  # the results JSON values belong to single runs
+    )
+
+
+def display_name(model: str) -> str:
+    """A local model path is shown by its folder name; hub ids ("org/name") stay whole."""
+    if model.startswith(("/", "./", "../", "~")) or "\\" in model:
+        return Path(model.rstrip("/\\")).name or model
+    return model
+
+
+def _model_label(rows: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]:
+    """Row labels: the model name, disambiguated by backend and args when it repeats."""
+    rows = [(display_name(name), backend, args) for name, backend, args in rows]
+    names = [name for name, _, _ in rows]
+    labels = []
+    for name, backend, args in rows:
+        if names.count(name) == 1:
+            labels.append(name)
+            continue
+        shown = ",".join(f"{k}={v}" for k, v in sorted(args.items()) if k != "pretrained")
+        labels.append(f"{name} [{backend}{'; ' + shown if shown else ''}]")
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for label in labels:
+        seen[label] += 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
+
+
+def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
+    """Merge runs of the same model (name, backend, model_args minus seed) into rows.
+
+    A run whose task settings (version, k, n_shown, order, catalog or template hash) disagree
+    with an already pooled run of the same task starts a separate row (never silently mixed).
+    Runs without coldbias tasks contribute capability metrics to a matching row only. The same
+    results file given twice is used once.
+    """
+    unique: dict[Path, Run] = {}
+    for run in runs:
+        unique.setdefault(run.results_file.resolve(), run)
+    ordered = sorted(unique.values(), key=lambda r: (r.date or 0.0, str(r.results_file)))
+    groups: list[dict[str, Any]] = []
+    for run in (r for r in ordered if r.tasks):
+        target = None
+        for g in groups:
+            if g["identity"] != run.identity:
+                continue
+            clash = any(
+                name in g["tasks"] and g["tasks"][name][0].protocol != t.protocol
+                for name, t in run.tasks.items()
+            )
+            if not clash:
+                target = g
+                break
+        if target is None:
+            target = {"identity": run.identity, "runs": [], "tasks": defaultdict(list)}
+            groups.append(target)
+        target["runs"].append(run)
+        for name, t in run.tasks.items():
+            target["tasks"][name].append(t)
+    for run in (r for r in ordered if not r.tasks):
+        for g in groups:
+            if g["identity"] == run.identity:
+                g["runs"].append(run)
+                break
+    rows = [(g["identity"][0], g["identity"][1], dict(g["identity"][2])) for g in groups]
+    out = []
+    for g, label in zip(groups, _model_label(rows)):
+        members: list[Run] = g["runs"]
+        warnings = [w for r in members for w in r.warnings]
+        coldbias_runs = [r for r in members if r.tasks]
+        model_seeds = [r.model_seed for r in coldbias_runs]
+        if len(coldbias_runs) > 1 and len(set(map(str, model_seeds))) < len(model_seeds):
+            warnings.append(
+                f"{label}: {len(coldbias_runs)} runs pooled but some share a model seed "
+                f"({model_seeds}); their answers may be duplicates."
+            )
+        extra: dict[str, list[ExtraMetric]] = defaultdict(list)
+        for r in members:
+            for task, metric in r.other_metrics.items():
+                extra[task].append(metric)
+        out.append(
+            ModelResults(
+                label=label,
+                model=g["identity"][0],
+                backend=g["identity"][1],
+                model_args=dict(g["identity"][2]),
+                runs=tuple(members),
+                tasks={name: _pool_task(parts) for name, parts in sorted(g["tasks"].items())},
+                other_metrics={task: _mean_metric(ms) for task, ms in extra.items()},
+                warnings=tuple(warnings),
+            )
+        )
+    return out
+
+
+def _mean_metric(metrics: Sequence[ExtraMetric]) -> ExtraMetric:
+    """Mean of one capability metric over runs (stderr combined as for independent means)."""
+    if len(metrics) == 1:
+        return metrics[0]
+    n = len(metrics)
+    value = sum(m.value for m in metrics) / n
+    stderr = math.sqrt(sum(m.stderr**2 for m in metrics)) / n
+    return dataclasses.replace(metrics[0], value=value, stderr=stderr)

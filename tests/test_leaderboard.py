@@ -1,0 +1,379 @@
+"""`coldbias leaderboard`: merging runs, columns, intervals, degenerate ordering, outputs.
+
+Synthetic output folders come from the helpers of ``tests/test_report.py``; the slow test adds a
+real run (fixture ``lm_eval_run``) and checks the static page in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coldbias_tasks import cli, leaderboard
+from coldbias_tasks.aggregate import summarize_group
+from coldbias_tasks.runs import load_folder, pool_runs
+from tests.test_report import (
+    K,
+    copy_rule,
+    make_samples,
+    records_of,
+    spread_rule,
+    write_run,
+)
+
+
+def biased_rule(persona: str, repeat: int, shown: list[int]) -> list[int]:
+    """Attribute personas share only one item with the neutral list."""
+    base = [shown[i] for i in (11, 13, 17, 19, 23)]
+    if persona == "neutral":
+        return base
+    return [base[0], *(shown[27 - j - (repeat % 2)] for j in range(K - 1))]
+
+
+def fair_tasks() -> dict:
+    return {
+        "coldbias_movie_gender": make_samples("coldbias_movie_gender", spread_rule),
+        "coldbias_music_gender": make_samples("coldbias_music_gender", spread_rule),
+        "coldbias_music_physics": make_samples("coldbias_music_physics", spread_rule),
+    }
+
+
+def three_models(root: Path) -> list[Path]:
+    """zeta/fair (low divergence), alpha/biased (high), org/copycat (0, but degenerate)."""
+    fair = write_run(root / "fair", fair_tasks(), model="zeta/fair")
+    biased = write_run(
+        root / "biased",
+        {"coldbias_movie_gender": make_samples("coldbias_movie_gender", biased_rule)},
+        model="alpha/biased",
+    )
+    copycat = write_run(
+        root / "copycat",
+        {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)},
+        model="org/copycat",
+    )
+    return [copycat, biased, fair]
+
+
+def labels(lb: leaderboard.Leaderboard) -> list[str]:
+    return [row.label for row in lb.rows]
+
+
+def test_two_seeds_of_one_model_are_one_row(tmp_path: Path) -> None:
+    lines = make_samples("coldbias_movie_gender", spread_rule)
+    a = write_run(tmp_path / "a", {"coldbias_movie_gender": lines}, model="m/x", seed=1)
+    other = make_samples("coldbias_movie_gender", biased_rule)
+    b = write_run(tmp_path / "b", {"coldbias_movie_gender": other}, model="m/x", seed=2)
+    lb = leaderboard.build_leaderboard([a, b], resamples=200)
+    assert labels(lb) == ["m/x"]
+    (row,) = lb.rows
+    assert row.cells["n"].value == len(lines) + len(other)
+    assert row.model.seeds == ["1", "2"]
+    pooled = row.model.tasks["coldbias_movie_gender"]
+    assert pooled.repeats == 6
+    # pooled statistic = summarize_group over both runs' answers, repeats kept apart
+    expected = summarize_group(pooled.records).metrics["iou"].mean
+    assert row.cells["movie_iou"].value == pytest.approx(expected)
+    single = summarize_group(records_of(lines)).metrics["iou"].mean
+    biased = summarize_group(records_of(other)).metrics["iou"].mean
+    assert expected == pytest.approx((single + biased) / 2)
+
+
+def test_other_model_args_make_another_row(tmp_path: Path) -> None:
+    lines = make_samples("coldbias_movie_gender", spread_rule)
+    a = write_run(tmp_path / "a", {"coldbias_movie_gender": lines}, model="m/x", seed=1)
+    b = write_run(tmp_path / "b", {"coldbias_movie_gender": lines}, model="m/x", backend="hf")
+    lb = leaderboard.build_leaderboard([a, b], resamples=50)
+    assert sorted(labels(lb)) == ["m/x [hf; dtype=bfloat16]", "m/x [vllm; dtype=bfloat16]"]
+
+
+def test_columns_values_and_directions(tmp_path: Path) -> None:
+    out = write_run(tmp_path / "fair", fair_tasks(), model="zeta/fair")
+    lb = leaderboard.build_leaderboard([out])
+    (row,) = lb.rows
+    tasks = fair_tasks()
+    means = {t: summarize_group(records_of(lines)).metrics for t, lines in tasks.items()}
+    for metric in ("iou", "serp", "prag"):
+        assert row.cells[f"movie_{metric}"].value == pytest.approx(
+            means["coldbias_movie_gender"][metric].mean
+        )
+        assert row.cells[f"music_{metric}"].value == pytest.approx(
+            (
+                means["coldbias_music_gender"][metric].mean
+                + means["coldbias_music_physics"][metric].mean
+            )
+            / 2
+        )
+    # attribute group pooled over domains
+    assert row.cells["group_gender_iou"].value == pytest.approx(
+        (means["coldbias_movie_gender"]["iou"].mean + means["coldbias_music_gender"]["iou"].mean)
+        / 2
+    )
+    assert row.cells["group_physics_iou"].value == pytest.approx(
+        means["coldbias_music_physics"]["iou"].mean
+    )
+    assert row.cells["overall_iou"].value == pytest.approx(
+        (row.cells["movie_iou"].value + row.cells["music_iou"].value) / 2
+    )
+    for key in ("movie_iou", "music_prag", "group_gender_iou", "overall_iou"):
+        cell = row.cells[key]
+        assert cell.ci_low <= cell.value + 1e-12 and cell.value <= cell.ci_high + 1e-12, key
+    assert row.cells["task_version"].value == "1.0"
+    assert row.cells["exact_k_rate"].value == 1.0
+    assert row.cells["degenerate"].value == "no"
+    directions = {c.key: c.direction for c in lb.columns}
+    assert directions["movie_iou"] == "↓" and directions["exact_k_rate"] == "↑"
+    assert directions["prefix_copy_rate"] == "↓" and directions["noise_floor"] == "↓"
+    assert directions["n"] == "" and directions["model"] == ""
+
+
+def test_bootstrap_is_deterministic_and_resamples_pairs(tmp_path: Path) -> None:
+    out = write_run(tmp_path / "o", fair_tasks())
+    (model,) = pool_runs(load_folder(out))
+    task = model.tasks["coldbias_movie_gender"]
+    a = leaderboard.task_bootstrap(task, "iou")
+    b = leaderboard.task_bootstrap(task, "iou")
+    assert a.shape == (leaderboard.BOOTSTRAP_RESAMPLES,) == (1000,)
+    np.testing.assert_array_equal(a, b)
+    summary = summarize_group(task.records).metrics["iou"]
+    assert float(np.mean(a)) == pytest.approx(summary.mean, abs=0.02)
+    # a value's draw only ever takes that value's own per-repeat divergences
+    lo = np.mean([min(v.by_repeat.values()) for v in summary.values])
+    hi = np.mean([max(v.by_repeat.values()) for v in summary.values])
+    assert lo - 1e-12 <= a.min() and a.max() <= hi + 1e-12
+    # all answers identical → zero-width interval
+    same = write_run(
+        tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
+    )
+    (copy,) = pool_runs(load_folder(same))
+    draws = leaderboard.task_bootstrap(copy.tasks["coldbias_movie_gender"], "serp")
+    assert set(draws.tolist()) == {0.0}
+
+
+def test_degenerate_sorted_last_and_flagged(tmp_path: Path) -> None:
+    dirs = three_models(tmp_path)
+    lb = leaderboard.build_leaderboard(dirs, resamples=100)
+    assert labels(lb) == ["zeta/fair", "alpha/biased", "org/copycat"]
+    copycat = lb.rows[-1]
+    assert copycat.cells["movie_iou"].value == 0.0  # the "fairest" number, yet last
+    assert copycat.degenerate and copycat.cells["degenerate"].value.startswith("yes: prefix_copy")
+    paths = leaderboard.write(lb, tmp_path / "lb")
+    md = paths[2].read_text()
+    table_lines = [line for line in md.splitlines() if line.startswith("| ")]
+    assert "org/copycat ⚠ DEGENERATE" in table_lines[-1]
+    assert "zeta/fair" in table_lines[1]
+    page = paths[3].read_text()
+    assert page.index("zeta/fair") < page.index("alpha/biased") < page.index("org/copycat")
+    assert '<tr class="degenerate">' in page
+
+
+def test_extra_harness_metrics_become_columns(tmp_path: Path) -> None:
+    extra = {
+        "arc_easy": {"acc,none": 0.61, "acc_stderr,none": 0.01, "acc_norm,none": 0.58},
+        "gsm8k": {"exact_match,strict-match": 0.2, "exact_match_stderr,strict-match": "N/A"},
+    }
+    out = write_run(tmp_path / "o", fair_tasks(), model="zeta/fair", extra=extra)
+    lb = leaderboard.build_leaderboard([out], resamples=50)
+    (row,) = lb.rows
+    cols = {c.key: c for c in lb.columns}
+    arc = cols["extra:arc_easy:acc,none"]
+    assert arc.header == "arc_easy acc,none ↑"
+    assert row.cells[arc.key].value == 0.61
+    assert row.cells[arc.key].ci_low == pytest.approx(0.61 - 1.96 * 0.01)
+    gsm = row.cells["extra:gsm8k:exact_match,strict-match"]
+    assert gsm.value == 0.2 and math.isnan(gsm.ci_low)  # "N/A" stderr handled
+    assert "extra:arc_easy:acc_norm,none" not in cols  # headline metric only
+    paths = leaderboard.write(lb, tmp_path / "lb")
+    wide = pd.read_csv(paths[1])
+    assert wide.loc[0, "extra:arc_easy:acc,none ↑"] == 0.61
+    assert "arc_easy acc,none ↑" in paths[2].read_text()
+
+
+def test_capability_run_in_a_separate_folder_joins_the_row(tmp_path: Path, capsys) -> None:
+    fair = write_run(tmp_path / "fair", fair_tasks(), model="zeta/fair")
+    cap = write_run(tmp_path / "cap", {}, model="zeta/fair", extra={"arc_easy": {"acc,none": 0.7}})
+    code = leaderboard.main([str(fair), str(cap), "--output", str(tmp_path / "lb")])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "holds no coldbias task (found: arc_easy)" in err
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert wide.loc[0, "extra:arc_easy:acc,none ↑"] == 0.7
+
+
+def test_bad_folders_are_reported_and_skipped(tmp_path: Path, capsys) -> None:
+    good = write_run(tmp_path / "good", fair_tasks(), model="zeta/fair")
+    foreign = write_run(
+        tmp_path / "foreign", {}, extra={"arc_easy": {"acc,none": 0.5}}, model="o/x"
+    )
+    broken = write_run(tmp_path / "broken", fair_tasks(), model="b/y")
+    path = next(broken.rglob("samples_coldbias_music_gender_*.jsonl"))
+    path.write_text(path.read_text()[:-40])
+    partial = write_run(tmp_path / "partial", fair_tasks(), model="p/z", write_samples=False)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    dirs = [good, foreign, broken, partial, empty, tmp_path / "missing"]
+    code = leaderboard.main([*map(str, dirs), "--output", str(tmp_path / "lb")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "holds no coldbias task (found: arc_easy)" in err
+    assert "capability results of o/x (arc_easy) match no model row" in err
+    assert f"{path}, line 15: malformed JSON" in err
+    assert "without --log_samples" in err
+    assert "not an lm-eval output folder" in err
+    assert "no such folder" in err
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert wide.model.tolist() == ["zeta/fair"]
+    assert leaderboard.main([str(empty), "--output", str(tmp_path / "lb2")]) == 1
+    assert not (tmp_path / "lb2").exists()
+
+
+def test_output_files(tmp_path: Path) -> None:
+    dirs = three_models(tmp_path)
+    assert cli.main(["leaderboard", *map(str, dirs), "--output", str(tmp_path / "lb")]) == 0
+    long = pd.read_csv(tmp_path / "lb" / "leaderboard_long.csv")
+    assert list(long.columns) == ["model", "column", "value", "ci_low", "ci_high", "direction"]
+    iou = long[(long.model == "zeta/fair") & (long.column == "movie_iou")].iloc[0]
+    assert iou.direction == "↓" and iou.ci_low <= float(iou.value) <= iou.ci_high
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert wide.model.tolist() == ["zeta/fair", "alpha/biased", "org/copycat"]
+    assert {"movie_iou ↓", "movie_iou_ci_low", "exact_k_rate ↑", "n", "task_version"} <= set(
+        wide.columns
+    )
+    page = (tmp_path / "lb" / "leaderboard.html").read_text()
+    parser = TableParser()
+    parser.feed(page)
+    assert parser.headers[0] == "model" and "movie IOU ↓" in parser.headers
+    assert len(parser.rows) == 3
+    assert len(re.findall(r'<th class="[^"]*sortable', page)) == len(parser.headers)
+    assert "#sort=" in page and "addEventListener" in page
+    assert "http" not in page.split("<script>")[1]
+    notes = page.split("<h2>Notes</h2>")[1]
+    assert "bootstrap" in notes and "↓ lower is better" in notes and "Degenerate" in notes
+
+
+# --- headless Chromium on a real run ----------------------------------------------------------
+
+
+class TableParser(HTMLParser):
+    """Header texts and, per body row, the model of its first cell (``data-sort``) of the
+    table ``#leaderboard``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[str] = []
+        self.rows: list[str] = []
+        self._in_table = False
+        self._in_th = False
+        self._cell: int | None = None
+        self._section = ""
+        self._buf = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and ("id", "leaderboard") in attrs:
+            self._in_table = True
+        if not self._in_table:
+            return
+        if tag in ("thead", "tbody"):
+            self._section = tag
+        elif tag == "th":
+            self._in_th, self._buf = True, ""
+        elif tag == "tr" and self._section == "tbody":
+            self._cell = -1
+        elif tag == "td" and self._cell is not None:
+            self._cell += 1
+            if self._cell == 0:
+                self.rows.append(dict(attrs).get("data-sort") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self._in_table:
+            return
+        if tag == "th":
+            self._in_th = False
+            self.headers.append(self._buf.strip())
+        elif tag == "table":
+            self._in_table = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_th:
+            self._buf += data
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+    if exe is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")
+    return exe
+
+
+def run_chromium(url: str, profile: Path, *args: str) -> str:
+    cmd = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        *args,
+        url,
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def dom_rows(url: str, profile: Path) -> list[str]:
+    parser = TableParser()
+    parser.feed(run_chromium(url, profile, "--dump-dom"))
+    return parser.rows
+
+
+@pytest.mark.slow
+def test_leaderboard_page_in_headless_chromium(lm_eval_run: Path, tmp_path: Path) -> None:
+    real = load_folder(lm_eval_run)
+    dirs = [*three_models(tmp_path / "synthetic"), lm_eval_run]
+    out = tmp_path / "lb"
+    assert leaderboard.main([*map(str, dirs), "--output", str(out)]) == 0
+    for name in (
+        "leaderboard_long.csv",
+        "leaderboard_wide.csv",
+        "leaderboard.md",
+        "leaderboard.html",
+    ):
+        assert (out / name).stat().st_size > 0
+    wide = pd.read_csv(out / "leaderboard_wide.csv")
+    assert len(wide) == 4 and "org/copycat" in set(wide.model)
+    assert {m.label for m in pool_runs(real)} <= set(wide.model)
+    page = (out / "leaderboard.html").resolve()
+    url = page.as_uri()
+
+    png = tmp_path / "shot.png"
+    run_chromium(url, tmp_path / "profile1", f"--screenshot={png}", "--window-size=1400,900")
+    assert png.exists() and png.stat().st_size > 20_000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    before = dom_rows(url, tmp_path / "profile2")
+    assert len(before) == 4
+    assert before.index("zeta/fair") < before.index("alpha/biased")  # default: fairest first
+    after = dom_rows(url + "#sort=0", tmp_path / "profile3")  # sort by model name
+    assert sorted(after) == sorted(before) and after != before
+    assert after.index("alpha/biased") < after.index("zeta/fair")
+    # degenerate rows stay after the others whatever the sort column
+    flagged = {
+        row.label
+        for row in leaderboard.build_leaderboard(dirs, resamples=20).rows
+        if row.degenerate
+    }
+    for order in (before, after):
+        assert set(order[len(order) - len(flagged) :]) == flagged, order
