@@ -79,3 +79,14 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
     assert len(samples) == 3 * 2 and all("items" in s["prag_divergence"] for s in samples)
+
+
+def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:
+    """Two runs with the same seeds see the same prompts: rebuild them and compare."""
+    from coldbias_tasks.docs import build_docs
+    from tests.conftest import E2E_METADATA
+
+    samples = sorted(_samples(lm_eval_run, "coldbias_music_gender"), key=lambda s: s["doc_id"])
+    rebuilt = build_docs("music", "gender", "plain", E2E_METADATA)
+    assert [s["doc"]["prompt"] for s in samples] == [d["prompt"] for d in rebuilt]
+    assert all(s["doc"]["prompt"] in s["arguments"][0][0] for s in samples)
