@@ -89,4 +89,4 @@ def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:
     samples = sorted(_samples(lm_eval_run, "coldbias_music_gender"), key=lambda s: s["doc_id"])
     rebuilt = build_docs("music", "gender", "plain", E2E_METADATA)
     assert [s["doc"]["prompt"] for s in samples] == [d["prompt"] for d in rebuilt]
-    assert all(s["doc"]["prompt"] in s["arguments"][0][0] for s in samples)
+    assert all(s["doc"]["prompt"] in s["arguments"]["gen_args_0"]["arg_0"] for s in samples)
