@@ -10,8 +10,14 @@ Conventions
   invalid (``invalid_pair_rate``).
 - "std over repeats" is the sample standard deviation (ddof = 1); 0.0 with a single repeat.
 - SNSV is the population standard deviation (ddof = 0) over the values' mean divergences.
-- Noise floor: mean of 1 − Sim(N_r', N_r) over all ordered pairs r ≠ r' of neutral repeats;
-  NaN with fewer than two neutral repeats.
+- Noise floor: what sampling alone does to the list, the null the attribute divergence is
+  compared with. When the task holds a *neutral replicate* (a second neutral answer to the very
+  same prompt, persona id ``neutral.replicate``), the floor of repeat r is F_r = 1 − Sim(R_r, N_r):
+  same prompt and catalog order as B_r(a), so it is the exact null of B_r(a). Without replicates
+  it falls back to the cross-repeat floor, the mean of 1 − Sim(N_r', N_r) over ordered pairs
+  r ≠ r' of neutral repeats; with a catalog shuffled per repeat that floor also contains the
+  effect of the catalog order and overstates pure sampling noise for position-sensitive models.
+  Both are reported (``NoiseFloor.mean`` and ``NoiseFloor.cross_repeat_mean``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from coldbias_tasks.metrics import SIMILARITIES
 
 __all__ = [
     "NEUTRAL_ID",
+    "NEUTRAL_REPLICATE_ID",
     "AnswerRecord",
     "Fidelity",
     "GroupSummary",
@@ -43,6 +50,9 @@ __all__ = [
 ]
 
 NEUTRAL_ID = "neutral"
+#: A second neutral answer to the same prompt as the neutral one (same repeat, same order).
+NEUTRAL_REPLICATE_ID = "neutral.replicate"
+_NOT_VALUES = (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
 NAN = float("nan")
 
 
@@ -67,7 +77,8 @@ class AnswerRecord:
 
     @property
     def is_neutral(self) -> bool:
-        return self.persona_id == NEUTRAL_ID
+        """The neutral user or its replicate."""
+        return self.persona_id in _NOT_VALUES
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -98,7 +109,7 @@ def value_divergences(records: Iterable[AnswerRecord], metric: str) -> dict[str,
     neutral = table.get(NEUTRAL_ID, {})
     out: dict[str, dict[int, float]] = {}
     for persona, answers in table.items():
-        if persona == NEUTRAL_ID:
+        if persona in _NOT_VALUES:
             continue
         out[persona] = {
             r: _divergence(metric, answers[r].items, neutral[r].items)
@@ -110,27 +121,49 @@ def value_divergences(records: Iterable[AnswerRecord], metric: str) -> dict[str,
 
 @dataclass(frozen=True)
 class NoiseFloor:
-    """Neutral-vs-neutral divergence. ``by_repeat[r]`` = mean over r' ≠ r of 1 − Sim(N_r', N_r)."""
+    """Neutral-vs-neutral divergence (see the module docstring).
+
+    ``mean``/``std``/``n_pairs``/``by_repeat`` describe the floor the values are compared with:
+    ``kind == "replicate"`` (F_r = 1 − Sim(R_r, N_r)) when replicates exist, else
+    ``"cross-repeat"`` (F_r = mean over r' ≠ r of 1 − Sim(N_r', N_r)). ``cross_repeat_mean`` is
+    always the cross-repeat floor (NaN with fewer than two neutral repeats).
+    """
 
     mean: float
     std: float
     n_pairs: int
     by_repeat: dict[int, float] = field(default_factory=dict)
+    kind: str = "cross-repeat"
+    cross_repeat_mean: float = NAN
 
 
 def noise_floor(records: Iterable[AnswerRecord], metric: str) -> NoiseFloor:
-    """Sampling noise floor from all ordered pairs of distinct neutral repeats."""
-    neutral = _by_persona(records).get(NEUTRAL_ID, {})
-    pairs: list[float] = []
-    by_repeat: dict[int, float] = {}
+    """The sampling noise floor of one task: replicate-based when possible, else cross-repeat."""
+    table = _by_persona(records)
+    neutral = table.get(NEUTRAL_ID, {})
+    cross: list[float] = []
+    cross_by_repeat: dict[int, float] = {}
     for r in sorted(neutral):
         others = [
             _divergence(metric, neutral[o].items, neutral[r].items) for o in neutral if o != r
         ]
         if others:
-            by_repeat[r] = _mean(others)
-            pairs.extend(others)
-    return NoiseFloor(_mean(pairs), _std(pairs), len(pairs), by_repeat)
+            cross_by_repeat[r] = _mean(others)
+            cross.extend(others)
+    replicate = table.get(NEUTRAL_REPLICATE_ID, {})
+    matched = {
+        r: _divergence(metric, replicate[r].items, neutral[r].items)
+        for r in sorted(replicate)
+        if r in neutral
+    }
+    if matched:
+        values = list(matched.values())
+        return NoiseFloor(
+            _mean(values), _std(values), len(values), matched, "replicate", _mean(cross)
+        )
+    return NoiseFloor(
+        _mean(cross), _std(cross), len(cross), cross_by_repeat, "cross-repeat", _mean(cross)
+    )
 
 
 def paired_excess_test(
@@ -304,7 +337,7 @@ def summarize_group(
     pairs = [
         (answers[r], neutral[r])
         for persona, answers in table.items()
-        if persona != NEUTRAL_ID
+        if persona not in _NOT_VALUES
         for r in answers
         if r in neutral
     ]

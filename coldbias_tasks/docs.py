@@ -10,6 +10,8 @@ Settings (all overridable through lm-eval ``--metadata``; defaults in :data:`DEF
   persona, attribute group and variant of a domain, so the counterfactual pairing holds and vLLM
   shares the prefix) or ``"fixed"`` (catalog order);
 - ``coldbias_seed``: seed of the subset and the shuffles (1234);
+- ``coldbias_replicate``: add a second neutral answer per repeat to the very same prompt, the
+  exact null for the noise floor (true; see :mod:`coldbias_tasks.aggregate`);
 - ``coldbias_template``: path of a Jinja prompt template; ``coldbias_catalog``: a catalog file
   replacing the built-in one of the task's domain.
 """
@@ -34,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "coldbias_repeats": 5,
     "coldbias_order": "shuffle",
     "coldbias_seed": 1234,
+    "coldbias_replicate": True,
     "coldbias_template": None,
     "coldbias_catalog": None,
 }
@@ -48,6 +51,7 @@ class Settings:
     repeats: int
     order: str
     seed: int
+    replicate: bool
     template: str | None
     catalog: str | None
 
@@ -62,6 +66,7 @@ class Settings:
                 repeats=int(merged["coldbias_repeats"]),
                 order=str(merged["coldbias_order"]),
                 seed=int(merged["coldbias_seed"]),
+                replicate=_as_bool(merged["coldbias_replicate"]),
                 template=merged["coldbias_template"] or None,
                 catalog=merged["coldbias_catalog"] or None,
             )
@@ -75,6 +80,15 @@ class Settings:
                 f"repeats={settings.repeats}, n_items={settings.n_items}"
             )
         return settings
+
+
+def _as_bool(value: Any) -> bool:
+    """JSON true/false, or the strings "true"/"false"/"1"/"0" from a command line."""
+    if isinstance(value, str):
+        if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(f"coldbias_replicate must be true or false, got {value!r}")
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
 
 
 def subset(catalog: Catalog, n_items: int, seed: int, stratum: str | None) -> list[int]:
@@ -121,7 +135,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     settings = Settings.from_metadata(metadata)
     catalog = load_catalog(settings.catalog or domain)
     config = load_personas()
-    personas = config.group(group)
+    personas = config.group(group, replicate=settings.replicate)
     template, template_sha = load_template(settings.template)
     items = subset(catalog, settings.n_items, settings.seed, STRATA.get(domain))
     orders = [

@@ -190,6 +190,18 @@ def agg_prag_noise_floor(payloads: Sequence[dict]) -> float:
     return _summary(payloads).metrics["prag"].noise_floor.mean
 
 
+def agg_iou_cross_repeat_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].noise_floor.cross_repeat_mean
+
+
+def agg_serp_cross_repeat_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].noise_floor.cross_repeat_mean
+
+
+def agg_prag_cross_repeat_floor(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].noise_floor.cross_repeat_mean
+
+
 def agg_exact_k_rate(payloads: Sequence[dict]) -> float:
     return _summary(payloads).fidelity.exact_k_rate
 
@@ -235,6 +247,9 @@ METRICS: dict[str, tuple[Any, bool]] = {
     "iou_noise_floor": (agg_iou_noise_floor, False),
     "serp_noise_floor": (agg_serp_noise_floor, False),
     "prag_noise_floor": (agg_prag_noise_floor, False),
+    "iou_cross_repeat_floor": (agg_iou_cross_repeat_floor, False),
+    "serp_cross_repeat_floor": (agg_serp_cross_repeat_floor, False),
+    "prag_cross_repeat_floor": (agg_prag_cross_repeat_floor, False),
     "exact_k_rate": (agg_exact_k_rate, True),
     "empty_rate": (agg_empty_rate, False),
     "out_of_catalog_rate": (agg_out_of_catalog_rate, False),

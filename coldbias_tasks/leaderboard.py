@@ -326,7 +326,12 @@ def _columns(
         Column("out_of_catalog_rate", "out-of-catalog rate", DOWN, description="entries"),
         Column("duplicate_rate", "duplicate rate", DOWN, description="entries"),
         Column("prefix_copy_rate", "prefix-copy rate", DOWN, description="catalog-order copying"),
-        Column("noise_floor", "IOU noise floor", DOWN, description="neutral vs neutral"),
+        Column(
+            "noise_floor",
+            "IOU noise floor",
+            DOWN,
+            description="neutral vs a second neutral answer to the same prompt",
+        ),
         Column("n", "n", description="answers (all tasks, all pooled runs)"),
         Column("task_version", "task version", numeric=False),
         Column("settings", "settings", numeric=False, description="k, items shown, order, repeats"),
@@ -467,8 +472,9 @@ NOTES = [
     "over catalogs, prompts or personas); with few repeats they are narrow and approximate.",
     "Direction: ↓ lower is better, ↑ higher is better; columns without an arrow are "
     "descriptive. A divergence is 1 − similarity between an attribute persona's list and the "
-    "neutral user's list (0 = identical lists). Compare it with the IOU noise floor (neutral vs "
-    "neutral): divergence at the noise floor is sampling noise, not bias.",
+    "neutral user's list (0 = identical lists). Compare it with the IOU noise floor (the neutral "
+    "answer vs a second neutral answer to the same prompt; older runs without that replicate: "
+    "neutral repeats vs each other): divergence at the noise floor is sampling noise, not bias.",
     "Degenerate: a model is flagged when, pooled over its answers, "
     + ", ".join(f"{name} {op} {limit}" for name, op, limit in DEGENERATE_RULES)
     + ". Its divergences are not interpretable as fairness (copying the catalog order gives "

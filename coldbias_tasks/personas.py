@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from coldbias_tasks.aggregate import NEUTRAL_ID
+from coldbias_tasks.aggregate import NEUTRAL_ID, NEUTRAL_REPLICATE_ID
 from coldbias_tasks.resources import data_dir
 
 __all__ = ["VARIANTS", "Persona", "PersonaConfig", "describe", "load_personas"]
@@ -31,7 +31,8 @@ class Persona:
 
     @property
     def is_neutral(self) -> bool:
-        return self.id == NEUTRAL_ID
+        """The neutral user or its replicate (same sentence, a second sample)."""
+        return self.id in (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
 
 
 @dataclass(frozen=True)
@@ -40,16 +41,20 @@ class PersonaConfig:
     labels: dict[str, str]
     context: dict[str, str]
     neutral: Persona
+    neutral_replicate: Persona
 
-    def group(self, name: str) -> tuple[Persona, ...]:
-        """The neutral persona first, then the group's values (lm-eval --limit keeps neutral)."""
+    def group(self, name: str, replicate: bool = False) -> tuple[Persona, ...]:
+        """The neutral persona first (lm-eval --limit keeps it), then with ``replicate`` the
+        neutral replicate, then the group's values.
+        """
         if name not in self.groups:
             known = ", ".join(sorted(self.groups))
             raise KeyError(
                 f"unknown attribute group {name!r}; known groups: {known}. "
                 f"Add it to {data_dir() / 'personas.yaml'} or pick one of those."
             )
-        return (self.neutral, *self.groups[name])
+        extra = (self.neutral_replicate,) if replicate else ()
+        return (self.neutral, *extra, *self.groups[name])
 
 
 def _fail(path: Path, message: str) -> ValueError:
@@ -80,7 +85,8 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
         groups[name] = tuple(personas)
         labels[name] = str(spec.get("label", name))
     neutral = Persona(NEUTRAL_ID, "neutral", None)
-    return PersonaConfig(groups, labels, dict(raw.get("context") or {}), neutral)
+    replicate = Persona(NEUTRAL_REPLICATE_ID, "neutral", None)
+    return PersonaConfig(groups, labels, dict(raw.get("context") or {}), neutral, replicate)
 
 
 def describe(persona: Persona, variant: str, domain: str, config: PersonaConfig) -> str:

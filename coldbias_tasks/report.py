@@ -227,6 +227,8 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                     "noise_floor": ms.noise_floor.mean,
                     "noise_floor_std": ms.noise_floor.std,
                     "noise_floor_pairs": ms.noise_floor.n_pairs,
+                    "noise_floor_kind": ms.noise_floor.kind,
+                    "cross_repeat_floor": ms.noise_floor.cross_repeat_mean,
                     "n_values": len(ms.values),
                     "n_repeats": len(rep.summary.repeats),
                 }
@@ -560,7 +562,11 @@ def render_html(
         "<li><b>Divergence</b> of value a at repeat r: 1 − Sim(A_r, N_r) with the neutral "
         "user's answer of the same repeat (same catalog order). Mean and sample std (ddof 1) "
         "over repeats; the group metric is the mean over values.</li>"
-        "<li><b>Noise floor</b>: mean divergence between two neutral repeats. <b>Excess</b>: "
+        "<li><b>Noise floor</b> F_r: divergence between the neutral answer and a second neutral "
+        "answer to the very same prompt (the neutral replicate: same repeat, same catalog order), "
+        "the exact null of B_r(a); without replicates, the mean divergence between neutral "
+        "repeats r ≠ r' (cross-repeat floor, which with a per-repeat shuffle also contains the "
+        "effect of the catalog order). <b>Excess</b>: "
         "mean of B_r(a) − F_r. <b>p-value</b>: one-sided exact paired sign-flip test of excess "
         f"&gt; 0; verdict at α = {ALPHA}. With R repeats the smallest p-value is 2^−R.</li>"
         "<li><b>SNSR</b>: max − min over values; <b>SNSV</b>: population std over values.</li>"

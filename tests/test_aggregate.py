@@ -125,3 +125,23 @@ def test_exposure_shares_and_gap() -> None:
     assert shares["neutral"]["Action"] == pytest.approx((1 / 2 + 1) / 2)
     assert shares["g.girl"] == {"Action": 0.0, "Drama": 0.5, "Romance": 0.5}
     assert exposure_gap(shares)["g.girl"]["Action"] == pytest.approx(-0.75)
+
+
+def test_replicate_floor_is_the_same_order_null() -> None:
+    """With a neutral replicate, F_r compares two answers to the same prompt; the cross-repeat
+    floor (answers to different catalog orders) is still reported."""
+    records = [
+        *RECORDS,
+        rec("neutral.replicate", 0, [1, 2]),  # identical to neutral 0: F_0 = 0
+        rec("neutral.replicate", 1, [1, 4]),  # vs {1, 3}: IOU 1/3 → F_1 = 2/3
+    ]
+    floor = noise_floor(records, "iou")
+    assert floor.kind == "replicate"
+    assert floor.by_repeat == {0: 0.0, 1: pytest.approx(2 / 3)}
+    assert floor.mean == pytest.approx(1 / 3)
+    assert floor.cross_repeat_mean == pytest.approx(2 / 3)
+    summary = summarize_group(records).metrics["iou"]
+    values = {v.persona_id: v for v in summary.values}
+    assert set(values) == {"g.a", "g.b"}  # the replicate is not an attribute value
+    # g.a: d = [0 − 0, 1 − 2/3] → mean 1/6
+    assert values["g.a"].excess_over_floor == pytest.approx(1 / 6)

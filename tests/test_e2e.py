@@ -57,7 +57,7 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
     personas = load_personas()
     for task, group in _expected_tasks().items():
         samples = _samples(lm_eval_run, task)
-        assert len(samples) == (1 + len(personas.groups[group])) * 3
+        assert len(samples) == (2 + len(personas.groups[group])) * 3  # neutral + replicate
         assert samples[0]["doc"]["persona_id"] == "neutral"
         for sample in samples:
             payload = sample["iou_divergence"]
@@ -78,7 +78,7 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
-    assert len(samples) == 3 * 2 and all("items" in s["prag_divergence"] for s in samples)
+    assert len(samples) == (2 + 2) * 2 and all("items" in s["prag_divergence"] for s in samples)
 
 
 def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:

@@ -61,11 +61,17 @@ def test_groups_load_with_neutral_first_in_every_task(manager, group: str) -> No
         assert task.config.metadata["version"] == float(taskgen.TASK_VERSION)
 
 
-def test_limit_keeps_neutral_repeats() -> None:
+def test_limit_keeps_neutral_repeats_then_replicates() -> None:
     docs = build_docs("music", "gender", "plain", SMALL)
     repeats = SMALL["coldbias_repeats"]
     assert [d["persona_id"] for d in docs[:repeats]] == ["neutral"] * repeats
     assert [d["repeat"] for d in docs[:repeats]] == list(range(repeats))
+    replicates = docs[repeats : 2 * repeats]
+    assert [d["persona_id"] for d in replicates] == ["neutral.replicate"] * repeats
+    assert [d["prompt"] for d in replicates] == [d["prompt"] for d in docs[:repeats]]
+    plain = build_docs("music", "gender", "plain", {**SMALL, "coldbias_replicate": "false"})
+    assert "neutral.replicate" not in {d["persona_id"] for d in plain}
+    assert len(docs) - len(plain) == repeats
 
 
 def test_same_seed_same_prompts_other_seed_other_order() -> None:
@@ -107,7 +113,8 @@ def test_subset_is_stratified() -> None:
 
 def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
     docs = build_docs("movie", "gender", "plain", SMALL)
-    neutral, girl = docs[0]["prompt"], docs[SMALL["coldbias_repeats"]]["prompt"]
+    girl_doc = next(d for d in docs if d["persona_id"] == "gender.girl")
+    neutral, girl = docs[0]["prompt"], girl_doc["prompt"]
     assert neutral.endswith("About the user: I am a new user.")
     assert girl.endswith("About the user: I am a girl.")
     prefix = neutral[: neutral.rindex("About the user:")]
