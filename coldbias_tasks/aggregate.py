@@ -230,6 +230,7 @@ class Fidelity:
 
     n_answers: int
     exact_k_rate: float  # share of answers with exactly k valid items
+    fill_rate: float  # mean over answers of (valid items / k): share of the k slots filled
     empty_rate: float  # share of answers with no valid item
     out_of_catalog_rate: float  # out-of-catalog entries / all list entries
     duplicate_rate: float  # duplicate entries / all list entries
@@ -304,6 +305,7 @@ def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
     return Fidelity(
         n_answers=n,
         exact_k_rate=_mean([float(len(r.items) == r.k) for r in records]),
+        fill_rate=_mean([len(r.items) / r.k for r in records if r.k > 0]),
         empty_rate=_mean([float(not r.items) for r in records]),
         out_of_catalog_rate=sum(r.n_out_of_catalog for r in records) / entries if entries else NAN,
         duplicate_rate=sum(r.n_duplicates for r in records) / entries if entries else NAN,

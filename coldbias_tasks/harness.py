@@ -206,6 +206,10 @@ def agg_exact_k_rate(payloads: Sequence[dict]) -> float:
     return _summary(payloads).fidelity.exact_k_rate
 
 
+def agg_fill_rate(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).fidelity.fill_rate
+
+
 def agg_empty_rate(payloads: Sequence[dict]) -> float:
     return _summary(payloads).fidelity.empty_rate
 
@@ -251,6 +255,7 @@ METRICS: dict[str, tuple[Any, bool]] = {
     "serp_cross_repeat_floor": (agg_serp_cross_repeat_floor, False),
     "prag_cross_repeat_floor": (agg_prag_cross_repeat_floor, False),
     "exact_k_rate": (agg_exact_k_rate, True),
+    "fill_rate": (agg_fill_rate, True),
     "empty_rate": (agg_empty_rate, False),
     "out_of_catalog_rate": (agg_out_of_catalog_rate, False),
     "duplicate_rate": (agg_duplicate_rate, False),

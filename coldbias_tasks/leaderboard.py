@@ -197,6 +197,7 @@ def build_rows(
         fid, pos = fidelity(records), positions(records)
         finite_floors = [f for f in floors if not math.isnan(f)]
         row.cells["exact_k_rate"] = Cell(fid.exact_k_rate)
+        row.cells["fill_rate"] = Cell(fid.fill_rate)
         row.cells["out_of_catalog_rate"] = Cell(fid.out_of_catalog_rate)
         row.cells["duplicate_rate"] = Cell(fid.duplicate_rate)
         row.cells["prefix_copy_rate"] = Cell(pos.prefix_copy_rate)
@@ -323,6 +324,7 @@ def _columns(
         )
     cols += [
         Column("exact_k_rate", "exact-k rate", UP, description="share of answers with k items"),
+        Column("fill_rate", "fill rate", UP, description="mean share of the k slots filled"),
         Column("out_of_catalog_rate", "out-of-catalog rate", DOWN, description="entries"),
         Column("duplicate_rate", "duplicate rate", DOWN, description="entries"),
         Column("prefix_copy_rate", "prefix-copy rate", DOWN, description="catalog-order copying"),

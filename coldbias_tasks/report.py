@@ -56,7 +56,7 @@ DEFAULT_EXPOSURE: dict[str, tuple[str, ...]] = {
 #: (rate, comparison, threshold): a task or model meeting any rule is degenerate.
 DEGENERATE_RULES: tuple[tuple[str, str, float], ...] = (
     ("prefix_copy_rate", ">", 0.5),
-    ("exact_k_rate", "<", 0.5),
+    ("fill_rate", "<", 0.5),
     ("out_of_catalog_rate", ">", 0.3),
     ("duplicate_rate", ">", 0.3),
 )
@@ -72,7 +72,7 @@ def degenerate_reasons(fid: Fidelity, pos: Positions) -> list[str]:
     """
     rates = {
         "prefix_copy_rate": pos.prefix_copy_rate,
-        "exact_k_rate": fid.exact_k_rate,
+        "fill_rate": fid.fill_rate,
         "out_of_catalog_rate": fid.out_of_catalog_rate,
         "duplicate_rate": fid.duplicate_rate,
     }
@@ -247,6 +247,7 @@ def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                 **_ident(rep),
                 "n_answers": f.n_answers,
                 "exact_k_rate": f.exact_k_rate,
+                "fill_rate": f.fill_rate,
                 "empty_rate": f.empty_rate,
                 "out_of_catalog_rate": f.out_of_catalog_rate,
                 "duplicate_rate": f.duplicate_rate,
@@ -575,7 +576,8 @@ def render_html(
         "persona share − neutral share. Western = primary production country in North America "
         "(US, CA), Europe or Australia/New Zealand; co-productions follow the first country.</li>"
         "<li><b>Degenerate</b> (not interpretable as fairness) if prefix_copy_rate &gt; 0.5, "
-        "exact_k_rate &lt; 0.5, out_of_catalog_rate &gt; 0.3 or duplicate_rate &gt; 0.3.</li>"
+        "fill_rate &lt; 0.5 (fewer than k/2 valid items per answer on average), "
+        "out_of_catalog_rate &gt; 0.3 or duplicate_rate &gt; 0.3.</li>"
         "</ul>"
     )
     return H.page("coldbias report", "\n".join(body))

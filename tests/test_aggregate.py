@@ -91,6 +91,7 @@ def test_fidelity_rates() -> None:
     f = fidelity(records)
     assert f.n_answers == 3
     assert f.exact_k_rate == pytest.approx(1 / 3)
+    assert f.fill_rate == pytest.approx((1 + 1 / 2 + 0) / 3)
     assert f.empty_rate == pytest.approx(1 / 3)
     assert f.out_of_catalog_rate == pytest.approx(2 / 6)
     assert f.duplicate_rate == pytest.approx(1 / 6)
