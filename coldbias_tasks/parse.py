@@ -59,6 +59,7 @@ MEMO_SIZE = 100_000
 _AMBIGUOUS = -1
 _ARTICLES = ("the", "a", "an")
 _STOPWORDS = frozenset({"the", "a", "an", "of", "and", "by", "de", "la", "le", "in", "at", "for"})
+_SOUNDALIKE = frozenset(frozenset(p) for p in ("ck", "cs", "kq", "sz", "iy", "ae", "fv"))
 _ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9"}
 
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -184,11 +185,12 @@ def _cached_index(titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...])
         previous = table.get(key)
         table[key] = index if previous in (None, index) else _AMBIGUOUS
 
+    songs = sum(1 for t in titles if _split_by_artist(t)) * 2 > len(titles)
     for index, title in enumerate(titles):
         add(primary, normalized_key(title), index)
         choices.append(normalize(title))
         owners.append(index)
-        parts = _split_by_artist(title)
+        parts = _split_by_artist(title) if songs else None  # "North by Northwest" is no song
         if parts:
             song, artist = parts
             add(secondary, normalized_key(f"{song} {artist}"), index)
@@ -213,15 +215,44 @@ def _numbers(norm: str) -> list[str]:
     return sorted(w for w in norm.split() if _DIGITS.match(w))
 
 
+def _is_typo(one: str, other: str) -> bool:
+    """One letter dropped or added inside a word of ≥ 5 letters, two adjacent letters swapped,
+    or (≥ 6 letters) one letter replaced by a sound-alike ("interstelar", "casablanka").
+    Not a typo: another changed letter ("internal"/"infernal"), a different ending
+    ("predators", "driven", "titanica"), a different start ("untouchables"/"intouchables"):
+    those are usually other real titles.
+    """
+    short, long_ = sorted((one, other), key=len)
+    if len(short) < 5 or short[0] != long_[0] or short[-1] != long_[-1]:
+        return False
+    if len(long_) == len(short) + 1:
+        return any(long_[:i] + long_[i + 1 :] == short for i in range(1, len(long_) - 1))
+    if len(long_) == len(short):
+        diff = [i for i, (a, b) in enumerate(zip(one, other)) if a != b]
+        if len(diff) == 1:  # one letter for a letter that sounds alike ("casablanka")
+            return len(short) >= 6 and frozenset((one[diff[0]], other[diff[0]])) in _SOUNDALIKE
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and one[diff[0]] == other[diff[1]]
+    return False
+
+
 def _words_align(one: str, other: str) -> bool:
-    """Every content word of ``one`` has an equal or close (ratio ≥ 75) word in ``other``."""
-    others = other.split()
-    for word in one.split():
-        if word in _STOPWORDS or word in others:
-            continue
-        if len(word) < 4 or not any(fuzz.ratio(word, o) >= 75 for o in others if len(o) >= 3):
-            return False
-    return True
+    """Content words pair up one to one, equal or as a typo (at most one typo per three content
+    words); stopwords may be missing on either side.
+    """
+    left = [w for w in one.split() if w not in _STOPWORDS]
+    right = [w for w in other.split() if w not in _STOPWORDS]
+    if len(left) != len(right) or not left:
+        return False
+    unmatched = list(right)
+    for word in left:
+        if word in unmatched:
+            unmatched.remove(word)
+    rest = [w for w in left if w not in right]
+    if len(rest) != len(unmatched) or len(rest) > max(1, len(left) // 3):
+        return False
+    if len(left) == 1 and rest and max(len(rest[0]), len(unmatched[0])) < 8:
+        return False  # a one-word title near another ("Martin"/"Martian") is another film
+    return all(_is_typo(a, b) for a, b in zip(rest, unmatched))
 
 
 def _fuzzy(index: CatalogIndex, norm: str) -> int | None:
@@ -239,19 +270,24 @@ def _fuzzy(index: CatalogIndex, norm: str) -> int | None:
     candidate = index.fuzzy_choices[best_pos]
     if _numbers(norm) != _numbers(candidate):
         return None
-    if not (_words_align(norm, candidate) and _words_align(candidate, norm)):
+    if not _words_align(norm, candidate):
         return None
     return owner
 
 
 def _is_commentary(head: str, rest: str) -> bool:
-    """Whether text after a separator reads as commentary rather than part of a title: it starts
-    in lower case, is long, or follows a year ("Jaws (1975) - Spielberg's classic").
+    """Whether text after a separator reads as commentary rather than a subtitle: it starts in
+    lower case, follows a year ("Jaws (1975) - Spielberg's classic"), or is a longer phrase in
+    sentence case ("Jaws: The shark film that started it all"). Title-case text is a subtitle
+    ("Halloween: The Curse of Michael Myers", "Star Wars: Episode I").
     """
     words = rest.split()
     if not words:
         return False
-    return rest[:1].islower() or len(words) >= 4 or bool(_TRAILING_YEAR.search(head))
+    if rest[:1].islower() or _TRAILING_YEAR.search(head):
+        return True
+    capitalized = sum(1 for w in words if w[:1].isupper() or w[:1].isdigit())
+    return len(words) >= 4 and capitalized * 2 < len(words)
 
 
 def _candidates(entry: str) -> list[str]:
@@ -311,14 +347,17 @@ class _Matcher:
         return None, False
 
 
-def _looks_like_prose(line: str) -> bool:
+def _looks_like_prose(line: str, marked: bool = False) -> bool:
+    """A sentence rather than a list entry: ends with ":", a heading, long, or (unmarked lines
+    only, since a numbered "I, Frankenstein" is an entry) opens like chat ("Sure", "Here", "I").
+    """
     stripped = line.strip()
     words = stripped.split()
     if stripped.endswith(":") or _HEADING.match(stripped) or len(words) > 15:
         return True
     if len(words) >= 8 and stripped[-1:] in ".!?":
         return True
-    return bool(_PROSE_START.match(_MARKDOWN.sub("", stripped)))
+    return not marked and bool(_PROSE_START.match(_MARKDOWN.sub("", stripped)))
 
 
 def _split_joined(text: str, matcher: _Matcher) -> list[tuple[str, int | None, bool]]:
@@ -342,8 +381,11 @@ def _split_joined(text: str, matcher: _Matcher) -> list[tuple[str, int | None, b
             if not (follows_match and parts[start][:1].islower()):  # "Jaws, a classic": comment
                 out.append((parts[start], None, False))
             start += 1
-    if all(hit is None for _, hit, _ in out):
-        return [(text, None, False)]  # one unmatched entry, not one per comma
+    matched = sum(1 for _, hit, _ in out if hit is not None)
+    if matched == 0 or (matched == 1 and len(out) > 1):
+        # nothing, or one title plus unmatched title-like parts ("Drive, He Said"): the line is
+        # one entry that is not in the catalog, not a list
+        return [(text, None, False)]
     return out
 
 
@@ -395,7 +437,7 @@ def parse_ranking(
             if len(items) >= k:
                 break
             if hit is None:
-                if counts_as_entry and not _looks_like_prose(segment):
+                if counts_as_entry and not _looks_like_prose(segment, is_marked):
                     out_of_catalog.append(segment.strip())
             elif hit in seen:
                 duplicates.append(segment.strip())
