@@ -14,6 +14,7 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.harness.<name>``:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from coldbias_tasks.aggregate import AnswerRecord, GroupSummary, summarize_group
@@ -42,36 +43,49 @@ def load_dataset(**kwargs: Any) -> Any:
     return DatasetDict({"test": Dataset.from_list(docs)})
 
 
+@lru_cache(maxsize=64)
+def _shown_view(
+    catalog_name: str, sha256: str, shown_ids: tuple[int, ...]
+) -> tuple[list[int], list[str], list[tuple[str, ...]] | None, dict[int, int]]:
+    """Per (catalog, shown order): the shown set in catalog order, its titles and aliases, and
+    each item's shown position; computed once and shared by all answers to that order.
+    """
+    catalog = load_catalog(catalog_name)
+    if catalog.sha256 != sha256:
+        raise ValueError(
+            f"catalog {catalog_name!r} changed since the docs were built "
+            f"({catalog.sha256[:12]} ≠ {sha256[:12]}); rebuild the task."
+        )
+    shown_set = sorted(shown_ids)
+    aliases = catalog.aliases()
+    return (
+        shown_set,
+        [catalog.titles[i] for i in shown_set],
+        [aliases[i] for i in shown_set] if aliases else None,
+        {item: pos for pos, item in enumerate(shown_ids)},
+    )
+
+
 def _parse_one(text: Any, doc: dict) -> dict:
     """Parse against the items shown in this doc only: an item of the full catalog that the
     model was not shown counts as out of catalog. The index is built on the shown set in
     catalog order, so all repeats (shuffles) of a task share one cached index.
     """
-    catalog = load_catalog(doc["catalog"])
-    if catalog.sha256 != doc["catalog_sha256"]:
-        raise ValueError(
-            f"catalog {doc['catalog']!r} changed since the docs were built "
-            f"({catalog.sha256[:12]} ≠ {doc['catalog_sha256'][:12]}); rebuild the task."
-        )
-    shown = list(doc["shown_ids"])
-    shown_set = sorted(shown)
-    aliases = catalog.aliases()
+    shown_set, titles, aliases, position = _shown_view(
+        doc["catalog"], doc["catalog_sha256"], tuple(doc["shown_ids"])
+    )
     ranking = parse_ranking(
-        text if isinstance(text, str) else "",
-        [catalog.titles[i] for i in shown_set],
-        int(doc["k"]),
-        aliases=[aliases[i] for i in shown_set] if aliases else None,
+        text if isinstance(text, str) else "", titles, int(doc["k"]), aliases=aliases
     )
     items = [shown_set[i] for i in ranking.items]
-    position = {item: pos for pos, item in enumerate(shown)}
     return {
         "persona_id": doc["persona_id"],
         "repeat": int(doc["repeat"]),
         "k": int(doc["k"]),
         "items": items,
-        "titles": [catalog.titles[i] for i in items],
+        "titles": [titles[j] for j in ranking.items],
         "positions": [position[i] for i in items],
-        "n_shown": len(shown),
+        "n_shown": len(position),
         "n_entries": ranking.n_entries,
         "n_out_of_catalog": len(ranking.out_of_catalog),
         "n_duplicates": len(ranking.duplicates),

@@ -1,0 +1,84 @@
+"""Fast checks of the benchmark helpers (no model is loaded)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+run_bench = _load("run_bench")
+analysis_bench = _load("analysis_bench")
+
+
+def _trie_nodes(prompts: list[list[int]]) -> int:
+    return len({tuple(p[:i]) for p in prompts for i in range(1, len(p) + 1)})
+
+
+def test_unique_prefix_tokens_counts_trie_nodes() -> None:
+    cases = [
+        [],
+        [[1, 2, 3]],
+        [[1, 2, 3], [1, 2, 3]],
+        [[1, 2, 3, 4], [1, 2, 5], [1, 2, 3, 9], [7]],
+        [[5, 5], [5], [5, 5, 5]],
+    ]
+    for prompts in cases:
+        assert run_bench.unique_prefix_tokens(prompts) == _trie_nodes(prompts)
+
+
+def test_block_ideal_prefill_rounds_to_blocks_and_keeps_last_token() -> None:
+    shared = list(range(10))
+    prompts = [[*shared, 100, 101], [*shared, 200], [*shared, 100, 101]]
+    # block 4: the 2nd prompt reuses 8 of its 10 shared tokens; the duplicate reuses 8, not 12
+    # (whole blocks only), and never all of itself (its last token is always computed).
+    assert run_bench.block_ideal_prefill(prompts, 4) == 12 + (11 - 8) + (12 - 8)
+    assert run_bench.block_ideal_prefill(prompts, 1) == 12 + 1 + 1
+    assert run_bench.block_ideal_prefill(prompts, 1) >= run_bench.unique_prefix_tokens(prompts)
+
+
+def test_expected_requests_match_the_docs() -> None:
+    personas = {d["persona_id"] for t in ("gender", "religion") for d in _docs(t)}
+    assert run_bench.expected_requests(3) == 3 * sum(
+        len({d["persona_id"] for d in _docs(t)}) for t in ("gender", "religion")
+    )
+    assert "neutral" in personas
+
+
+def _docs(group: str) -> list[dict]:
+    return analysis_bench.build_docs("movie", group, "plain", {"coldbias_repeats": 3})
+
+
+def test_summary_scales_subset_runs_per_request() -> None:
+    def run(requests: int, seconds: float) -> dict:
+        return {"requests": requests, "eval": {"wall_s": seconds}, "generate": {"wall_s": seconds}}
+
+    summary = run_bench.summarize({"vllm-prefix": run(27, 10.0), "hf": run(9, 100.0)}, 27)
+    assert summary["times"]["hf"]["estimated"]
+    assert summary["speedups"]["vllm-prefix_vs_hf"]["eval"] == 30.0
+
+
+def test_synthetic_answers_are_seeded_and_the_proposed_parser_agrees() -> None:
+    meta = {"coldbias_n_items": 60, "coldbias_k": 20, "coldbias_repeats": 2}
+    docs = {
+        "coldbias_college_religion": analysis_bench.build_docs("college", "religion", "plain", meta)
+    }
+    first = analysis_bench.make_answers(docs)
+    assert first == analysis_bench.make_answers(docs)
+    answers = first["coldbias_college_religion"]
+    assert all(len(a.splitlines()) in (20, 21) for a in answers)
+    parsed = analysis_bench.run_parse(docs, first)
+    assert analysis_bench.CachedShownParser().run(docs, first) == parsed
+    assert sum(len(p["items"]) for p in parsed["coldbias_college_religion"]) > 15 * len(answers)
