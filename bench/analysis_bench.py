@@ -160,6 +160,7 @@ def clear_caches() -> None:
     """Forget parser indexes, memos, normalized strings and cached summaries (a fresh process)."""
     parse._cached_index.cache_clear()
     parse._normalize.cache_clear()
+    harness._shown_view.cache_clear()
     summaries = getattr(harness, "_SUMMARIES", None)
     if summaries is not None:
         summaries.clear()
@@ -186,85 +187,6 @@ def run_summaries_once(parsed: dict[str, list]) -> None:
     """Every task's :func:`summarize_group` exactly once (no cache)."""
     for payloads in parsed.values():
         summarize_group(map(harness.payload_to_record, payloads))
-
-
-# --- a proposed faster filter, measured here (coldbias_tasks.harness is not edited) ----------
-
-
-class CachedShownParser:
-    """``harness._parse_one`` with the per-answer O(catalog) work done once per shown order.
-
-    harness rebuilds, for every answer, the sorted shown set, a 500-title list, the catalog's
-    aliases (from pandas), a 500-entry position dict, and parse.build_index re-tuples and
-    re-hashes the titles and aliases to find its cached index. All of these depend only on the
-    catalog and the shown order, which every persona of a repeat shares. Here they are cached per
-    (catalog, sha256, shown order), and the index is looked up by the identity of the cached
-    title list. Payloads must equal harness's exactly.
-    """
-
-    def __init__(self) -> None:
-        self.shown: dict[tuple, tuple[list[int], list[str], Any, dict[int, int]]] = {}
-        self.index: dict[int, Any] = {}
-
-    def _prepared(self, doc: dict) -> tuple[Catalog, list[int], list[str], Any, dict[int, int]]:
-        catalog = load_catalog(doc["catalog"])
-        if catalog.sha256 != doc["catalog_sha256"]:
-            raise ValueError("catalog changed since the docs were built")
-        key = (doc["catalog"], catalog.sha256, tuple(doc["shown_ids"]))
-        hit = self.shown.get(key)
-        if hit is None:
-            shown_set = sorted(doc["shown_ids"])
-            aliases = catalog.aliases() if hasattr(catalog, "aliases") else None
-            hit = self.shown[key] = (
-                shown_set,
-                [catalog.titles[i] for i in shown_set],
-                [aliases[i] for i in shown_set] if aliases else None,
-                {item: pos for pos, item in enumerate(doc["shown_ids"])},
-            )
-        return (catalog, *hit)
-
-    def build_index(self, titles: Any, aliases: Any = None) -> Any:
-        hit = self.index.get(id(titles))
-        if hit is None or hit[0] is not titles:
-            hit = self.index[id(titles)] = (titles, ORIGINAL_BUILD_INDEX(titles, aliases))
-        return hit[1]
-
-    def parse_one(self, text: Any, doc: dict) -> dict:
-        catalog, shown_set, titles, aliases, position = self._prepared(doc)
-        kwargs = {"aliases": aliases} if aliases is not None else {}
-        ranking = parse.parse_ranking(
-            text if isinstance(text, str) else "", titles, int(doc["k"]), **kwargs
-        )
-        items = [shown_set[i] for i in ranking.items]
-        limit = harness.MAX_LOGGED_ENTRIES
-        return {
-            "persona_id": doc["persona_id"],
-            "repeat": int(doc["repeat"]),
-            "k": int(doc["k"]),
-            "items": items,
-            "titles": [catalog.titles[i] for i in items],
-            "positions": [position[i] for i in items],
-            "n_shown": len(doc["shown_ids"]),
-            "n_entries": ranking.n_entries,
-            "n_out_of_catalog": len(ranking.out_of_catalog),
-            "n_duplicates": len(ranking.duplicates),
-            "n_fuzzy": ranking.n_fuzzy,
-            "out_of_catalog": list(ranking.out_of_catalog[:limit]),
-            "duplicates": list(ranking.duplicates[:limit]),
-        }
-
-    def run(self, docs: dict[str, list[dict]], answers: dict[str, list[str]]) -> dict[str, list]:
-        parse.build_index = self.build_index
-        try:
-            return {
-                name: [self.parse_one(a, d) for a, d in zip(answers[name], docs[name])]
-                for name in docs
-            }
-        finally:
-            parse.build_index = ORIGINAL_BUILD_INDEX
-
-
-ORIGINAL_BUILD_INDEX = parse.build_index
 
 
 def sample_composition(folder: Path) -> dict[str, float]:
@@ -438,10 +360,6 @@ def main(argv: list[str] | None = None) -> int:
         rounds, lambda: run_metrics(docs, parsed), clear_caches
     )
     _, t_summaries, _ = best_of(rounds, lambda: run_summaries_once(parsed))
-    proposed, t_proposed, _ = best_of(
-        rounds, lambda: CachedShownParser().run(docs, answers), clear_caches
-    )
-    assert proposed == parsed, "the proposed parser must give identical payloads"
     n_aggs = len(docs) * len(harness.METRICS)
 
     timings: dict[str, Any] = {
@@ -454,7 +372,6 @@ def main(argv: list[str] | None = None) -> int:
         "parse_s": t_parse,
         "parse_all_rounds_s": all_parse,
         "parse_warm_s": t_parse_warm,
-        "parse_proposed_s": t_proposed,
         "metrics_s": t_metrics,
         "metrics_all_rounds_s": all_metrics,
         "aggregations": n_aggs,
@@ -465,7 +382,6 @@ def main(argv: list[str] | None = None) -> int:
         ("build docs (build_docs, all tasks)", t_docs),
         ("parse (parse_filter, cold caches)", t_parse),
         ("  parse, warm parser memo (not counted)", t_parse_warm),
-        ("  parse, proposed per-shown-order cache (not counted)", t_proposed),
         (f"metrics ({n_aggs} aggregations + process_results)", t_metrics),
         ("  summarize_group once per task, no cache (not counted)", t_summaries),
     ]

@@ -70,7 +70,7 @@ def test_summary_scales_subset_runs_per_request() -> None:
     assert summary["speedups"]["vllm-prefix_vs_hf"]["eval"] == 30.0
 
 
-def test_synthetic_answers_are_seeded_and_the_proposed_parser_agrees() -> None:
+def test_synthetic_answers_are_seeded_and_parse() -> None:
     meta = {"coldbias_n_items": 60, "coldbias_k": 20, "coldbias_repeats": 2}
     docs = {
         "coldbias_college_religion": analysis_bench.build_docs("college", "religion", "plain", meta)
@@ -80,5 +80,4 @@ def test_synthetic_answers_are_seeded_and_the_proposed_parser_agrees() -> None:
     answers = first["coldbias_college_religion"]
     assert all(len(a.splitlines()) in (20, 21) for a in answers)
     parsed = analysis_bench.run_parse(docs, first)
-    assert analysis_bench.CachedShownParser().run(docs, first) == parsed
     assert sum(len(p["items"]) for p in parsed["coldbias_college_religion"]) > 15 * len(answers)
