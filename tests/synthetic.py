@@ -1,0 +1,156 @@
+"""A synthetic recommender with known behaviour, run through lm-eval's own evaluator.
+
+:class:`SyntheticRecommender` is an ``lm_eval.api.model.LM``: lm-eval builds the real task docs
+and prompts, sends the requests, applies the coldbias filter and aggregations and logs samples,
+exactly as with a real model. Only the answers are synthetic: for a request it draws k of the
+titles shown in that doc from a Plackett–Luce model over a fixed item popularity, with its own
+seeded RNG per (persona, repeat, task). ``effect`` multiplies the popularity weights of chosen
+items for chosen personas: with no effect every persona samples from the same distribution, so
+B_r(a) and the replicate floor F_r are exchangeable (the exact null of the statistics).
+
+:func:`run_synthetic` writes an lm-eval output folder (``results_<ts>.json`` and
+``samples_<task>_<ts>.jsonl``) the way ``lm_eval --output_path OUT --log_samples`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lm_eval.api.model import LM
+
+#: persona id → (catalog id → weight multiplier); ids not listed keep weight 1.
+Effect = Mapping[str, Callable[[int], float]]
+
+
+def popularity(item: int, skew: float = 1.0) -> float:
+    """A fixed, persona-independent popularity weight of catalog item ``item`` (> 0)."""
+    h = int(hashlib.sha256(f"pop:{item}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return math.exp(skew * 3.0 * h)
+
+
+def _rng(*parts: object) -> random.Random:
+    return random.Random(hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest())
+
+
+class SyntheticRecommender(LM):
+    """Answers coldbias prompts with k shown titles, one per line.
+
+    ``seed``: the model's sampling seed (different seeds give different answers to the same
+    prompt). ``effect``: persona id → weight multiplier per catalog id. ``style``: how the
+    answer is written (``"numbered"``: "1. Title"; ``"plain"``: one title per line).
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        effect: Effect | None = None,
+        skew: float = 1.0,
+        style: str = "numbered",
+        titles: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__()
+        self.seed = seed
+        self.effect = dict(effect or {})
+        self.skew = skew
+        self.style = style
+        self._titles = titles
+
+    def _answer(self, doc: Mapping[str, Any]) -> str:
+        shown: list[int] = list(doc["shown_ids"])
+        k = int(doc["k"])
+        persona = str(doc["persona_id"])
+        boost = self.effect.get(persona)
+        rng = _rng(
+            self.seed,
+            doc.get("domain"),
+            doc.get("attribute_group"),
+            doc.get("variant"),
+            persona,
+            doc["repeat"],
+        )
+        keys = []
+        for item in shown:
+            weight = popularity(item, self.skew) * (boost(item) if boost else 1.0)
+            # Gumbel-top-k draws k items without replacement, Plackett–Luce in the weights
+            keys.append((math.log(weight) - math.log(-math.log(rng.random() or 1e-12)), item))
+        picked = [item for _, item in sorted(keys, reverse=True)[:k]]
+        names = self._titles(doc) if self._titles else None
+        if names is None:
+            from coldbias_tasks.catalog import load_catalog
+
+            names = load_catalog(doc["catalog"]).titles
+        lines = [names[i] for i in picked]
+        if self.style == "numbered":
+            return "\n".join(f"{n}. {t}" for n, t in enumerate(lines, start=1))
+        return "\n".join(lines)
+
+    def generate_until(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list[str]:
+        return [self._answer(req.doc) for req in requests]
+
+    def loglikelihood(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list:
+        raise NotImplementedError("the synthetic recommender only generates")
+
+    def loglikelihood_rolling(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list:
+        raise NotImplementedError("the synthetic recommender only generates")
+
+
+def run_synthetic(
+    model: LM,
+    tasks: Sequence[str],
+    metadata: Mapping[str, Any],
+    output_path: Path | None = None,
+    model_name: str = "coldbias/synthetic-recommender",
+    include_path: str | Path | None = None,
+) -> dict[str, Any]:
+    """Evaluate ``model`` on coldbias ``tasks`` with lm-eval's ``simple_evaluate``; with
+    ``output_path`` also write the results JSON and samples files as lm-eval's CLI does.
+    Returns lm-eval's results dict (samples included).
+    """
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    from coldbias_tasks.resources import tasks_dir
+
+    manager = TaskManager(
+        include_path=str(include_path or tasks_dir()),
+        include_defaults=False,
+        metadata=dict(metadata),
+    )
+    tracker = EvaluationTracker(output_path=str(output_path)) if output_path else None
+    results = simple_evaluate(
+        model=model,
+        model_args=f"pretrained={model_name}",
+        tasks=list(tasks),
+        task_manager=manager,
+        log_samples=True,
+        evaluation_tracker=tracker,
+        metadata=dict(metadata),
+        verbosity="ERROR",
+    )
+    assert results is not None
+    if tracker is not None:
+        samples = results["samples"]
+        blob = {k: v for k, v in results.items() if k != "samples"}
+        tracker.save_results_aggregated(results=blob, samples=samples)
+        for task in blob["configs"]:
+            tracker.save_results_samples(task_name=task, samples=samples[task])
+    return results
+
+
+def metric_table(results: Mapping[str, Any]) -> str:
+    """lm-eval's per-task and per-group metric values as canonical JSON (for golden files)."""
+    table = {
+        section: {
+            task: {k: v for k, v in sorted(entry.items()) if "," in k}
+            for task, entry in sorted(results.get(section, {}).items())
+        }
+        for section in ("results", "groups")
+    }
+    return json.dumps(table, indent=1, sort_keys=True, default=str) + "\n"
