@@ -11,12 +11,12 @@ formatted "1. Title", "1. **Title** (year)", "- Title" or "1) Title"; 5 % of lin
 
 Timed separately, in this order, as lm-eval and ``coldbias report`` run them:
 
-1. docs: :func:`coldbias_tasks.docs.build_docs` for every task;
-2. parse: :func:`coldbias_tasks.harness.parse_filter` over each task's answers (cold parser
+1. docs: :func:`coldbias_tasks.lmeval.documents.build_docs` for every task;
+2. parse: :func:`coldbias_tasks.lmeval.harness.parse_filter` over each task's answers (cold parser
    caches, as in a fresh lm-eval process);
 3. metrics: ``process_results`` per doc, then every aggregation of
-   :data:`coldbias_tasks.harness.METRICS` on each task's payloads (what lm-eval does);
-4. report (if :mod:`coldbias_tasks.report` exists): loading an lm-eval-style output folder
+   :data:`coldbias_tasks.lmeval.harness.METRICS` on each task's payloads (what lm-eval does);
+4. report (:mod:`coldbias_tasks.analysis.report`): loading an lm-eval-style output folder
    written from the same payloads (``runs.load_folder`` + ``pool_runs``), then ``analyze`` and
    the four tables, without plots or HTML.
 
@@ -45,11 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from coldbias_tasks import harness, parse  # noqa: E402
-from coldbias_tasks.aggregate import summarize_group  # noqa: E402
-from coldbias_tasks.catalog import Catalog, load_catalog  # noqa: E402
-from coldbias_tasks.docs import build_docs  # noqa: E402
-from coldbias_tasks.personas import load_personas  # noqa: E402
+from coldbias_tasks.core import parse  # noqa: E402
+from coldbias_tasks.core.aggregate import summarize_group  # noqa: E402
+from coldbias_tasks.core.catalog import Catalog, load_catalog  # noqa: E402
+from coldbias_tasks.core.personas import load_personas  # noqa: E402
+from coldbias_tasks.core.records import AnswerRecord  # noqa: E402
+from coldbias_tasks.lmeval import harness  # noqa: E402
+from coldbias_tasks.lmeval.documents import build_docs  # noqa: E402
 
 DOMAINS = ("movie", "music", "college")
 SEED = 1234
@@ -145,7 +147,10 @@ def task_names() -> list[tuple[str, str, str]]:
 
 
 def build_all_docs(metadata: dict[str, Any]) -> dict[str, list[dict]]:
-    return {name: build_docs(d, g, "plain", metadata) for name, d, g in task_names()}
+    return {
+        name: [doc.to_dict() for doc in build_docs(d, g, "plain", metadata)]
+        for name, d, g in task_names()
+    }
 
 
 def make_answers(docs: dict[str, list[dict]]) -> dict[str, list[str]]:
@@ -186,7 +191,7 @@ def run_metrics(docs: dict[str, list[dict]], parsed: dict[str, list]) -> dict[st
 def run_summaries_once(parsed: dict[str, list]) -> None:
     """Every task's :func:`summarize_group` exactly once (no cache)."""
     for payloads in parsed.values():
-        summarize_group(map(harness.payload_to_record, payloads))
+        summarize_group(map(AnswerRecord.from_payload, payloads))
 
 
 def sample_composition(folder: Path) -> dict[str, float]:
@@ -269,28 +274,18 @@ def write_output_folder(
                 out.write(json.dumps(sample) + "\n")
 
 
-def report_available() -> bool:
-    return importlib.util.find_spec("coldbias_tasks.report") is not None
-
-
 def report_load(folder: Path) -> Any:
     """``coldbias report``'s first step: read the output folder and pool runs per model."""
-    from coldbias_tasks.runs import load_folder, pool_runs
+    from coldbias_tasks.analysis.runs import load_folder, pool_runs
 
     return pool_runs(load_folder(folder))
 
 
 def report_tables(models: Any) -> dict[str, Any]:
     """``analyze`` plus the four CSV tables of ``coldbias report`` (no plots, no HTML)."""
-    from coldbias_tasks import report
+    from coldbias_tasks.analysis import report
 
-    reports = report.analyze(models)
-    return {
-        "values": report.values_table(reports),
-        "groups": report.groups_table(reports),
-        "fidelity": report.fidelity_table(reports),
-        "exposure": report.exposure_table(reports),
-    }
+    return report.tables(report.analyze(models))
 
 
 def best_of(rounds: int, fn: Callable[[], Any], setup: Callable[[], None] | None = None) -> Any:
@@ -336,10 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         "coldbias_order": "shuffle",
         "coldbias_seed": SEED,
     }
-    has_report = report_available()
-    if has_report:  # imports (pandas, matplotlib) are not part of the table computation
-        import coldbias_tasks.report
-        import coldbias_tasks.runs  # noqa: F401
+    import coldbias_tasks.analysis.report  # noqa: F401  (imports are not part of the timing)
     load = os.getloadavg()
     rounds = args.rounds
     docs, t_docs, _ = best_of(rounds, lambda: build_all_docs(metadata))
@@ -386,26 +378,23 @@ def main(argv: list[str] | None = None) -> int:
         ("  summarize_group once per task, no cache (not counted)", t_summaries),
     ]
     total = t_parse + t_metrics
-    if has_report:
-        write_output_folder(tmp, docs, answers, parsed)
-        size = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
-        models, t_load, _ = best_of(rounds, lambda: report_load(tmp))
-        tables, t_tables, _ = best_of(rounds, lambda: report_tables(models))
-        timings |= {
-            "report_folder_mb": size / 1e6,
-            "report_load_s": t_load,
-            "report_tables_s": t_tables,
-            "report_rows": {k: len(v) for k, v in tables.items()},
-            "sample_bytes": sample_composition(tmp),
-            "decode": json_decode_times(tmp),
-        }
-        rows += [
-            (f"report: read output folder ({size / 1e6:.0f} MB of JSON)", t_load),
-            ("report: analyze + 4 tables (no plots)", t_tables),
-        ]
-        total += t_tables
-    else:
-        print("(coldbias_tasks.report not found: report tables skipped)")
+    write_output_folder(tmp, docs, answers, parsed)
+    size = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
+    models, t_load, _ = best_of(rounds, lambda: report_load(tmp))
+    tables, t_tables, _ = best_of(rounds, lambda: report_tables(models))
+    timings |= {
+        "report_folder_mb": size / 1e6,
+        "report_load_s": t_load,
+        "report_tables_s": t_tables,
+        "report_rows": {k: len(v) for k, v in tables.items()},
+        "sample_bytes": sample_composition(tmp),
+        "decode": json_decode_times(tmp),
+    }
+    rows += [
+        (f"report: read output folder ({size / 1e6:.0f} MB of JSON)", t_load),
+        ("report: analyze + 4 tables (no plots)", t_tables),
+    ]
+    total += t_tables
     timings["parse_metrics_tables_s"] = total
 
     fidelity = [m["exact_k_rate"] for m in metrics.values()]
@@ -419,26 +408,24 @@ def main(argv: list[str] | None = None) -> int:
     for label, seconds in rows:
         print(f"{label.ljust(width)}{seconds:8.3f} s")
     verdict = "meets" if total < TARGET_S else "MISSES"
-    what = "parse + metrics + report tables" if has_report else "parse + metrics"
+    what = "parse + metrics + report tables"
     print(f"{what.ljust(width)}{total:8.3f} s  ({verdict} the < {TARGET_S:.0f} s target)")
-    if has_report:
-        comp = timings["sample_bytes"]
-        dec = timings["decode"]
-        print(
-            f"\nlogged sample line: {comp['line'] / 1e3:.1f} kB = doc {comp['doc'] / 1e3:.1f} kB "
-            f"+ chat prompt {comp['arguments'] / 1e3:.1f} kB + {len(harness.METRICS)} payload "
-            f"copies {comp['payload_copies'] / 1e3:.1f} kB; decoding all lines: json "
-            f"{dec['json_s']:.3f} s"
-            + (f", msgspec {dec['msgspec_s']:.3f} s" if "msgspec_s" in dec else "")
-        )
+    comp = timings["sample_bytes"]
+    dec = timings["decode"]
+    print(
+        f"\nlogged sample line: {comp['line'] / 1e3:.1f} kB = doc {comp['doc'] / 1e3:.1f} kB "
+        f"+ chat prompt {comp['arguments'] / 1e3:.1f} kB + {len(harness.METRICS)} payload "
+        f"copies {comp['payload_copies'] / 1e3:.1f} kB; decoding all lines: json "
+        f"{dec['json_s']:.3f} s"
+        + (f", msgspec {dec['msgspec_s']:.3f} s" if "msgspec_s" in dec else "")
+    )
     timings["loadavg_after"] = list(os.getloadavg())
 
     def analysis() -> None:
         clear_caches()
         p = run_parse(docs, answers)
         run_metrics(docs, p)
-        if has_report:
-            report_tables(report_load(tmp))
+        report_tables(report_load(tmp))
 
     print("\ncProfile of parse + metrics (+ report read and tables); cProfile inflates")
     print("call-heavy code, use the wall times above for totals:\n")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.parse_cases
 
-from coldbias_tasks import parse
-from coldbias_tasks.catalog import load_catalog
+from coldbias_tasks.core import parse
+from coldbias_tasks.core.catalog import load_catalog
 from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}

@@ -82,7 +82,7 @@ def metadata(n_items: int, repeats: int) -> dict[str, Any]:
 
 def expected_requests(repeats: int) -> int:
     """Requests of the full run: the docs of both tasks (one request per doc)."""
-    from coldbias_tasks.docs import build_docs
+    from coldbias_tasks.lmeval.documents import build_docs
 
     meta = metadata(20, repeats)
     return sum(len(build_docs("movie", t.rsplit("_", 1)[1], "plain", meta)) for t in TASKS)
@@ -286,12 +286,12 @@ def run_backend(
     backend: str, n_items: int, repeats: int, hf_batch_size: int, hf_threads: int = 0
 ) -> dict[str, Any]:
     """Load the model, run the two tasks through ``simple_evaluate``, return the figures."""
-    from coldbias_tasks.demo import OFFLINE_ENV
+    from coldbias_tasks.app.demo import OFFLINE_ENV
 
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
-    from coldbias_tasks.models import prepare_model
-    from coldbias_tasks.resources import tasks_dir
+    from coldbias_tasks.app.models import prepare_model
+    from coldbias_tasks.core.resources import tasks_dir
 
     folder = prepare_model(log=False)
     with CpuMeter() as load:
@@ -401,9 +401,9 @@ def prefill_plan(repeats: int = 5, variants: Sequence[str] = ("plain",)) -> dict
     """
     from transformers import AutoTokenizer
 
-    from coldbias_tasks.docs import build_docs
-    from coldbias_tasks.models import prepare_model
-    from coldbias_tasks.personas import load_personas
+    from coldbias_tasks.app.models import prepare_model
+    from coldbias_tasks.core.personas import load_personas
+    from coldbias_tasks.lmeval.documents import build_docs
 
     tokenizer = AutoTokenizer.from_pretrained(str(prepare_model(log=False)))
     meta = metadata(500, repeats)
@@ -416,7 +416,7 @@ def prefill_plan(repeats: int = 5, variants: Sequence[str] = ("plain",)) -> dict
                     domains.append(domain)
                     texts.append(
                         tokenizer.apply_chat_template(
-                            [{"role": "user", "content": doc["prompt"]}],
+                            [{"role": "user", "content": doc.prompt}],
                             tokenize=False,
                             add_generation_prompt=True,
                         )

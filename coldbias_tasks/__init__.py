@@ -1,9 +1,8 @@
 """coldbias: cold-start bias of LLM recommenders, as lm-evaluation-harness tasks.
 
-Pure modules (no lm-eval import): :mod:`.catalog`, :mod:`.personas`, :mod:`.prompt`,
-:mod:`.docs`, :mod:`.parse`, :mod:`.metrics`, :mod:`.aggregate`, :mod:`.exposure`.
-lm-eval adapters: :mod:`.harness`. Tools: :mod:`.cli`, :mod:`.demo`, :mod:`.models`,
-:mod:`.report`, :mod:`.leaderboard`.
+Layers, imports only downward (see ARCHITECTURE.md): :mod:`.core` (pure) →
+:mod:`.lmeval` (lm-eval adapters) → :mod:`.analysis` (offline tables) → :mod:`.render`
+(plots, HTML) → :mod:`.app` (CLI, demo, models).
 """
 
 from __future__ import annotations

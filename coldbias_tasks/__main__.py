@@ -1,3 +1,3 @@
-from coldbias_tasks.cli import main
+from coldbias_tasks.app.cli import main
 
 raise SystemExit(main())

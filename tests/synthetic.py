@@ -82,7 +82,7 @@ class SyntheticRecommender(LM):
         picked = [item for _, item in sorted(keys, reverse=True)[:k]]
         names = self._titles(doc) if self._titles else None
         if names is None:
-            from coldbias_tasks.catalog import load_catalog
+            from coldbias_tasks.core.catalog import load_catalog
 
             names = load_catalog(doc["catalog"]).titles
         lines = [names[i] for i in picked]
@@ -116,7 +116,7 @@ def run_synthetic(
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from coldbias_tasks.resources import tasks_dir
+    from coldbias_tasks.core.resources import tasks_dir
 
     manager = TaskManager(
         include_path=str(include_path or tasks_dir()),

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from coldbias_tasks.aggregate import (
+from coldbias_tasks.core.aggregate import (
     AnswerRecord,
     fidelity,
     noise_floor,
@@ -15,7 +15,7 @@ from coldbias_tasks.aggregate import (
     summarize_group,
     value_divergences,
 )
-from coldbias_tasks.exposure import exposure, exposure_gap
+from coldbias_tasks.core.exposure import exposure, exposure_gap
 
 
 def rec(persona: str, repeat: int, items: list[int], **kw) -> AnswerRecord:

@@ -50,14 +50,14 @@ def test_block_ideal_prefill_rounds_to_blocks_and_keeps_last_token() -> None:
 
 
 def test_expected_requests_match_the_docs() -> None:
-    personas = {d["persona_id"] for t in ("gender", "religion") for d in _docs(t)}
+    personas = {d.persona_id for t in ("gender", "religion") for d in _docs(t)}
     assert run_bench.expected_requests(3) == 3 * sum(
-        len({d["persona_id"] for d in _docs(t)}) for t in ("gender", "religion")
+        len({d.persona_id for d in _docs(t)}) for t in ("gender", "religion")
     )
     assert "neutral" in personas
 
 
-def _docs(group: str) -> list[dict]:
+def _docs(group: str) -> list:
     return analysis_bench.build_docs("movie", group, "plain", {"coldbias_repeats": 3})
 
 
@@ -73,7 +73,9 @@ def test_summary_scales_subset_runs_per_request() -> None:
 def test_synthetic_answers_are_seeded_and_parse() -> None:
     meta = {"coldbias_n_items": 60, "coldbias_k": 20, "coldbias_repeats": 2}
     docs = {
-        "coldbias_college_religion": analysis_bench.build_docs("college", "religion", "plain", meta)
+        "coldbias_college_religion": [
+            d.to_dict() for d in analysis_bench.build_docs("college", "religion", "plain", meta)
+        ]
     }
     first = analysis_bench.make_answers(docs)
     assert first == analysis_bench.make_answers(docs)

@@ -12,9 +12,11 @@ import pycountry
 import pytest
 from datasets import Dataset, load_dataset
 
-from coldbias_tasks.catalog import BUILTIN, CatalogError, load_catalog, western_rule
-from coldbias_tasks.parse import normalized_key
-from coldbias_tasks.resources import data_dir
+from coldbias_tasks.core.catalog import load_catalog, western_rule
+from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.parse import normalized_key
+from coldbias_tasks.core.resources import data_dir
+from coldbias_tasks.core.vocabulary import DOMAINS
 
 # --------------------------------------------------------------------------------------------
 # Vocabularies (data/README.md documents the same lists)
@@ -92,7 +94,7 @@ def _is_alpha2(code: str) -> bool:
 # All built-in catalogs
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("name", sorted(DOMAINS))
 def test_builtin_has_500_items_with_unique_ids(name: str) -> None:
     table = _table(name)
     assert len(load_catalog(name)) == len(table) == 500
@@ -100,21 +102,21 @@ def test_builtin_has_500_items_with_unique_ids(name: str) -> None:
     assert all(item_id.startswith(f"{name}-") for item_id in table["id"])
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("name", sorted(DOMAINS))
 def test_shown_titles_have_unique_parser_keys(name: str) -> None:
-    title_column = BUILTIN[name][0]
+    title_column = DOMAINS[name].title_column
     catalog = load_catalog(name)
     assert catalog.titles == tuple(catalog.table[title_column])
     clashes = {k: n for k, n in Counter(map(normalized_key, catalog.titles)).items() if n > 1}
     assert not clashes
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("name", sorted(DOMAINS))
 def test_datasets_reads_builtin_file(name: str, tmp_path: Path) -> None:
     path = data_dir() / f"{name}.jsonl"
     ds = load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path))
     assert ds.num_rows == 500
-    assert set(BUILTIN[name][1]) == set(ds.column_names)
+    assert set(DOMAINS[name].schema) == set(ds.column_names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,7 +313,7 @@ def test_invalid_json_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.jsonl"
     path.write_text('{"title": "Heat"}\n{"title": "Alien"\n', encoding="utf-8")
     message = _error(path)
-    assert "line 2" in message and "invalid JSON" in message
+    assert "line 2" in message and "malformed JSON" in message
 
 
 def test_jsonl_line_number_counts_blank_lines(tmp_path: Path) -> None:

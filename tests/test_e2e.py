@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from coldbias_tasks.harness import METRICS
-from coldbias_tasks.personas import load_personas
+from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.lmeval.harness import METRICS
 
 pytestmark = pytest.mark.slow
 
@@ -83,10 +83,10 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
 
 def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:
     """Two runs with the same seeds see the same prompts: rebuild them and compare."""
-    from coldbias_tasks.docs import build_docs
+    from coldbias_tasks.lmeval.documents import build_docs
     from tests.conftest import E2E_METADATA
 
     samples = sorted(_samples(lm_eval_run, "coldbias_music_gender"), key=lambda s: s["doc_id"])
     rebuilt = build_docs("music", "gender", "plain", E2E_METADATA)
-    assert [s["doc"]["prompt"] for s in samples] == [d["prompt"] for d in rebuilt]
+    assert [s["doc"]["prompt"] for s in samples] == [d.prompt for d in rebuilt]
     assert all(s["doc"]["prompt"] in s["arguments"]["gen_args_0"]["arg_0"] for s in samples)

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coldbias_tasks import cli, leaderboard
-from coldbias_tasks.aggregate import summarize_group
-from coldbias_tasks.runs import load_folder, pool_runs
+from coldbias_tasks.analysis import bootstrap, leaderboard
+from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.app import cli, commands
+from coldbias_tasks.core.aggregate import summarize_group
 from tests.test_report import (
     K,
     copy_rule,
@@ -138,9 +139,9 @@ def test_bootstrap_is_deterministic_and_resamples_pairs(tmp_path: Path) -> None:
     out = write_run(tmp_path / "o", fair_tasks())
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
-    a = leaderboard.task_bootstrap(task, "iou")
-    b = leaderboard.task_bootstrap(task, "iou")
-    assert a.shape == (leaderboard.BOOTSTRAP_RESAMPLES,) == (1000,)
+    a = bootstrap.task_bootstrap(task, "iou")
+    b = bootstrap.task_bootstrap(task, "iou")
+    assert a.shape == (bootstrap.BOOTSTRAP_RESAMPLES,) == (1000,)
     np.testing.assert_array_equal(a, b)
     summary = summarize_group(task.records).metrics["iou"]
     assert float(np.mean(a)) == pytest.approx(summary.mean, abs=0.02)
@@ -153,7 +154,7 @@ def test_bootstrap_is_deterministic_and_resamples_pairs(tmp_path: Path) -> None:
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
-    draws = leaderboard.task_bootstrap(copy.tasks["coldbias_movie_gender"], "serp")
+    draws = bootstrap.task_bootstrap(copy.tasks["coldbias_movie_gender"], "serp")
     assert set(draws.tolist()) == {0.0}
 
 
@@ -164,7 +165,7 @@ def test_degenerate_sorted_last_and_flagged(tmp_path: Path) -> None:
     copycat = lb.rows[-1]
     assert copycat.cells["movie_iou"].value == 0.0  # the "fairest" number, yet last
     assert copycat.degenerate and copycat.cells["degenerate"].value.startswith("yes: prefix_copy")
-    paths = leaderboard.write(lb, tmp_path / "lb")
+    paths = commands.write_leaderboard(lb, tmp_path / "lb")
     md = paths[2].read_text()
     table_lines = [line for line in md.splitlines() if line.startswith("| ")]
     assert "org/copycat ⚠ DEGENERATE" in table_lines[-1]
@@ -190,7 +191,7 @@ def test_extra_harness_metrics_become_columns(tmp_path: Path) -> None:
     gsm = row.cells["extra:gsm8k:exact_match,strict-match"]
     assert gsm.value == 0.2 and math.isnan(gsm.ci_low)  # "N/A" stderr handled
     assert "extra:arc_easy:acc_norm,none" not in cols  # headline metric only
-    paths = leaderboard.write(lb, tmp_path / "lb")
+    paths = commands.write_leaderboard(lb, tmp_path / "lb")
     wide = pd.read_csv(paths[1])
     assert wide.loc[0, "extra:arc_easy:acc,none ↑"] == 0.61
     assert "arc_easy acc,none ↑" in paths[2].read_text()
@@ -199,7 +200,7 @@ def test_extra_harness_metrics_become_columns(tmp_path: Path) -> None:
 def test_capability_run_in_a_separate_folder_joins_the_row(tmp_path: Path, capsys) -> None:
     fair = write_run(tmp_path / "fair", fair_tasks(), model="zeta/fair")
     cap = write_run(tmp_path / "cap", {}, model="zeta/fair", extra={"arc_easy": {"acc,none": 0.7}})
-    code = leaderboard.main([str(fair), str(cap), "--output", str(tmp_path / "lb")])
+    code = cli.main(["leaderboard", str(fair), str(cap), "--output", str(tmp_path / "lb")])
     assert code == 0
     err = capsys.readouterr().err
     assert "holds no coldbias task (found: arc_easy)" in err
@@ -219,7 +220,7 @@ def test_bad_folders_are_reported_and_skipped(tmp_path: Path, capsys) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     dirs = [good, foreign, broken, partial, empty, tmp_path / "missing"]
-    code = leaderboard.main([*map(str, dirs), "--output", str(tmp_path / "lb")])
+    code = cli.main(["leaderboard", *map(str, dirs), "--output", str(tmp_path / "lb")])
     err = capsys.readouterr().err
     assert code == 0
     assert "holds no coldbias task (found: arc_easy)" in err
@@ -230,7 +231,7 @@ def test_bad_folders_are_reported_and_skipped(tmp_path: Path, capsys) -> None:
     assert "no such folder" in err
     wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
     assert wide.model.tolist() == ["zeta/fair"]
-    assert leaderboard.main([str(empty), "--output", str(tmp_path / "lb2")]) == 1
+    assert cli.main(["leaderboard", str(empty), "--output", str(tmp_path / "lb2")]) == 1
     assert not (tmp_path / "lb2").exists()
 
 
@@ -344,7 +345,7 @@ def test_leaderboard_page_in_headless_chromium(lm_eval_run: Path, tmp_path: Path
     real = load_folder(lm_eval_run)
     dirs = [*three_models(tmp_path / "synthetic"), lm_eval_run]
     out = tmp_path / "lb"
-    assert leaderboard.main([*map(str, dirs), "--output", str(out)]) == 0
+    assert cli.main(["leaderboard", *map(str, dirs), "--output", str(out)]) == 0
     for name in (
         "leaderboard_long.csv",
         "leaderboard_wide.csv",

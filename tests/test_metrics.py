@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coldbias_tasks.metrics import (
+from coldbias_tasks.core.metrics import (
     SIMILARITIES,
     iou,
     iou_divergence,
@@ -16,7 +16,7 @@ from coldbias_tasks.metrics import (
     serp_divergence,
 )
 
-# (a, n, iou, serp, prag), each value computed by hand from DESIGN.md §3, m = max(|a|, |n|).
+# (a, n, iou, serp, prag), each value computed by hand (docs/measurement.md §2), m = max(|a|, |n|).
 GOLDEN = [
     # unequal lengths, m = 4: ∩ = {2, 3}; SERP (3 + 2) / 10; PRAG only pair (2, 3) agrees: 1 / 6
     ([1, 2, 3], [2, 3, 4, 5], 2 / 5, 5 / 10, 1 / 6),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from coldbias_tasks import models
+from coldbias_tasks.app import models
+from coldbias_tasks.core.errors import ModelError
 
 
 def test_every_model_is_pinned_with_a_checksum() -> None:
@@ -18,7 +19,7 @@ def test_missing_packages_and_the_error_that_names_them(monkeypatch) -> None:
     monkeypatch.setitem(models.MODELS, "ghost", ghost)
     wanted = ["coldbias-no-such-part1==1.0", "coldbias-no-such-part2==1.0"]
     assert models.missing_packages("ghost") == wanted
-    with pytest.raises(RuntimeError, match=r"pip install coldbias-no-such-part1==1\.0"):
+    with pytest.raises(ModelError, match=r"pip install coldbias-no-such-part1==1\.0"):
         models._part_files(ghost)
-    with pytest.raises(KeyError, match="unknown model"):
+    with pytest.raises(ModelError, match="unknown model"):
         models.missing_packages("nope")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.parse import build_index, normalize, parse_ranking
+from coldbias_tasks.core.parse import build_index, normalize, parse_ranking
 from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS, ParseCase
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}
@@ -142,7 +142,7 @@ NEAR_MISS_FILMS = [
 
 @pytest.mark.parametrize(("answer", "resembles"), NEAR_MISS_FILMS)
 def test_real_near_miss_titles_do_not_match(answer: str, resembles: str) -> None:
-    from coldbias_tasks.catalog import load_catalog
+    from coldbias_tasks.core.catalog import load_catalog
 
     titles = load_catalog("movie").titles
     assert resembles in titles

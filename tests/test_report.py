@@ -17,13 +17,18 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from coldbias_tasks import cli, report
-from coldbias_tasks.aggregate import AnswerRecord, summarize_group
-from coldbias_tasks.catalog import load_catalog
-from coldbias_tasks.exposure import exposure, exposure_gap
-from coldbias_tasks.harness import METRICS, payload_to_record
-from coldbias_tasks.personas import load_personas
-from coldbias_tasks.runs import RunError, load_folder, parse_task_name, pool_runs
+from coldbias_tasks.analysis import report
+from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.app import cli, commands
+from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.exposure import exposure, exposure_gap
+from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.vocabulary import parse_task_name
+from coldbias_tasks.lmeval.harness import METRICS
+from coldbias_tasks.render import report_page
 
 # --- synthetic lm-eval output folders ---------------------------------------------------------
 
@@ -70,37 +75,38 @@ def make_samples(
         for repeat in range(repeats):
             shown = shown_order(repeat)
             items = rule(persona.id, repeat, shown)
-            payload = {
-                "persona_id": persona.id,
-                "repeat": repeat,
-                "k": K,
-                "items": items,
-                "titles": [catalog.titles[i] for i in items],
-                "positions": [shown.index(i) for i in items],
-                "n_shown": N_SHOWN,
-                "n_entries": len(items) + ooc + dup,
-                "n_out_of_catalog": ooc,
-                "n_duplicates": dup,
-                "n_fuzzy": 0,
-                "out_of_catalog": ["Made Up Title"] * ooc,
-                "duplicates": [catalog.titles[items[0]]] * dup if items else [],
-            }
-            doc = {
-                "persona_id": persona.id,
-                "attribute_group": group,
-                "user": "I am a new user." if persona.is_neutral else f"I am {persona.phrase}.",
-                "domain": domain,
-                "variant": variant,
-                "repeat": repeat,
-                "k": K,
-                "order": "shuffle",
-                "seed": 1234,
-                "catalog": domain,
-                "catalog_sha256": catalog.sha256,
-                "template_sha256": TEMPLATE_SHA,
-                "shown_ids": shown,
-                "prompt": "You are a recommender system. ...",
-            }
+            titles = tuple(catalog.titles[i] for i in items)
+            payload = AnswerRecord(
+                persona_id=persona.id,
+                repeat=repeat,
+                items=tuple(items),
+                k=K,
+                positions=tuple(shown.index(i) for i in items),
+                n_shown=N_SHOWN,
+                n_entries=len(items) + ooc + dup,
+                n_out_of_catalog=ooc,
+                n_duplicates=dup,
+                titles=titles,
+                out_of_catalog=("Made Up Title",) * ooc,
+                duplicates=(titles[0],) * dup if items else (),
+            ).to_payload()
+            doc = TaskDoc(
+                persona_id=persona.id,
+                attribute_group=group,
+                user="I am a new user." if persona.is_neutral else f"I am {persona.phrase}.",
+                domain=domain,
+                variant=variant,
+                repeat=repeat,
+                k=K,
+                order="shuffle",
+                seed=1234,
+                catalog=domain,
+                catalog_sha256=catalog.sha256,
+                template_sha256=TEMPLATE_SHA,
+                coldbias_version="0.1.0",
+                shown_ids=tuple(shown),
+                prompt="You are a recommender system. ...",
+            ).to_dict()
             line = {
                 "doc_id": len(lines),
                 "doc": doc,
@@ -198,7 +204,7 @@ def write_run(
 
 
 def records_of(lines: Sequence[dict[str, Any]]) -> list[AnswerRecord]:
-    return [payload_to_record(line["iou_divergence"]) for line in lines]
+    return [AnswerRecord.from_payload(line["iou_divergence"]) for line in lines]
 
 
 def fair_tasks() -> dict[str, list[dict[str, Any]]]:
@@ -224,7 +230,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Path, A
     root = tmp_path_factory.mktemp("built")
     tasks = fair_tasks()
     out = write_run(root / "out", tasks)
-    result = report.build_report(out, root / "rep")
+    result = commands.build_report(out, root / "rep")
     return out, tasks, root / "rep", result
 
 
@@ -335,7 +341,7 @@ def test_exposure_option_picks_fields(tmp_path: Path, capsys) -> None:
     out = write_run(tmp_path / "out", {"coldbias_movie_physics": lines})
     small_run(tmp_path / "out")
     args = ["--exposure", "artist_country", "--exposure", "year"]
-    assert report.main([str(out), "--output", str(tmp_path / "rep"), *args]) == 0
+    assert cli.main(["report", str(out), "--output", str(tmp_path / "rep"), *args]) == 0
     table = pd.read_csv(tmp_path / "rep" / "exposure.csv")
     assert set(zip(table.domain, table.field)) == {
         ("music", "artist_country"),
@@ -390,12 +396,12 @@ def test_radar_compares_variants(built) -> None:
     page = (dest / "report.html").read_text()
     assert "movie / gender: IOU divergence per value, variants present: plain, context" in page
     assert "music / physics: IOU divergence per value, variants present: plain " in page
-    series = report._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
+    series = report_page._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
     assert list(series) == ["plain", "context"]
     assert set(series["plain"]) == {"girl", "boy", "female", "male"}
     (physics,) = [r for r in built[3].reports if r.task.group == "physics"]
     # fewer than 3 values: one axis per value and metric
-    assert set(report._radar_series([physics])["plain"]) == {
+    assert set(report_page._radar_series([physics])["plain"]) == {
         f"{v} · {m}" for v in ("fat", "thin") for m in ("IOU", "SERP", "PRAG")
     }
 
@@ -403,7 +409,7 @@ def test_radar_compares_variants(built) -> None:
 def test_degenerate_model_is_flagged(tmp_path: Path, capsys) -> None:
     tasks = {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     out = write_run(tmp_path / "out", tasks, model="org/copycat")
-    assert report.main([str(out)]) == 0
+    assert cli.main(["report", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "WARNING" in printed and "prefix_copy_rate 1.00 > 0.5" in printed
     fid = pd.read_csv(out / "coldbias_report" / "fidelity.csv")
@@ -441,7 +447,7 @@ def test_degenerate_rules_on_rates(tmp_path: Path, rates: dict, expected: list[s
 
 def test_not_an_output_folder(tmp_path: Path, capsys) -> None:
     (tmp_path / "empty").mkdir()
-    assert report.main([str(tmp_path / "empty")]) == 1
+    assert cli.main(["report", str(tmp_path / "empty")]) == 1
     err = capsys.readouterr().err
     assert str(tmp_path / "empty") in err
     assert "not an lm-eval output folder: run lm_eval with --output_path and --log_samples" in err
@@ -495,7 +501,7 @@ def test_runs_of_one_model_are_pooled_in_the_report(tmp_path: Path) -> None:
     lines = make_samples("coldbias_movie_gender", spread_rule)
     write_run(out, {"coldbias_movie_gender": lines}, seed=1, stamp="2026-01-01T00-00-00.1")
     write_run(out, {"coldbias_movie_gender": lines}, seed=2, stamp="2026-01-02T00-00-00.1")
-    result = report.build_report(out, tmp_path / "rep")
+    result = commands.build_report(out, tmp_path / "rep")
     (rep,) = result.reports
     assert rep.task.repeats == 6
     groups = pd.read_csv(tmp_path / "rep" / "groups.csv")
@@ -518,7 +524,7 @@ def test_report_cli_dispatch(tmp_path: Path, capsys) -> None:
 @pytest.mark.slow
 def test_report_on_real_run(lm_eval_run: Path, tmp_path: Path) -> None:
     dest = tmp_path / "report"
-    result = report.build_report(lm_eval_run, dest)
+    result = commands.build_report(lm_eval_run, dest)
     for name in (
         "values.csv",
         "groups.csv",

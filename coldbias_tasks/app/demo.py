@@ -19,16 +19,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from coldbias_tasks.cli import eval_argv, run_lm_eval
-from coldbias_tasks.models import DEFAULT_MODEL, MODELS, missing_packages, prepare_model
+from coldbias_tasks.app.launch import eval_argv, run_lm_eval
+from coldbias_tasks.app.models import DEFAULT_MODEL, MODELS, missing_packages, prepare_model
+from coldbias_tasks.core.vocabulary import DOMAINS, task_name
 
 __all__ = ["DEMO_METADATA", "DEMO_TASKS", "demo_argv", "main", "pick_backend"]
 
-DEMO_TASKS = [
-    f"coldbias_{domain}_{group}"
-    for domain in ("movie", "music", "college")
-    for group in ("gender", "religion")
-]
+DEMO_TASKS = [task_name(domain, group) for domain in DOMAINS for group in ("gender", "religion")]
 DEMO_METADATA = {
     "coldbias_n_items": 60,
     "coldbias_k": 10,
@@ -131,8 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"[coldbias] demo finished in {time.perf_counter() - start:.0f} s; outputs in {args.output}"
     )
-    if importlib.util.find_spec("coldbias_tasks.report") is not None:
-        from coldbias_tasks.report import main as report_main
+    from coldbias_tasks.app.commands import report_command
 
-        report_main([str(args.output)])
-    return 0
+    return report_command([str(args.output)])

@@ -1,6 +1,6 @@
 """Thin adapters between lm-evaluation-harness and the pure modules.
 
-Referenced from the task YAMLs as ``!function coldbias_tasks.harness.<name>``:
+Referenced from the task YAMLs as ``!function coldbias_tasks.lmeval.harness.<name>``:
 
 - :func:`load_dataset`: ``custom_dataset``, called by lm-eval as ``fn(**metadata,
   **dataset_kwargs)``; returns a DatasetDict with one ``test`` split of (persona, repeat) docs;
@@ -8,7 +8,10 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.harness.<name>``:
 - :func:`process_results`: hands the payload to every metric of the task;
 - ``agg_*``: named aggregations (lm-eval stores their source in the results JSON). Each sees
   the payloads of its own task only (the neutral persona included) and reads one number from
-  :func:`coldbias_tasks.aggregate.summarize_group`.
+  :func:`coldbias_tasks.core.aggregate.summarize_group`.
+
+Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
+:meth:`~coldbias_tasks.core.records.AnswerRecord.to_payload` dicts.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from coldbias_tasks.aggregate import AnswerRecord, GroupSummary, summarize_group
-from coldbias_tasks.catalog import load_catalog
-from coldbias_tasks.docs import build_docs
-from coldbias_tasks.parse import parse_ranking
+from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.errors import CatalogError, SettingsError
+from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.lmeval.documents import build_docs
 
-__all__ = ["METRICS", "load_dataset", "parse_filter", "payload_to_record", "process_results"]
+__all__ = ["METRICS", "load_dataset", "parse_filter", "process_results"]
 
 #: Payload lists of out-of-catalog / duplicate strings are cut to this many entries.
 MAX_LOGGED_ENTRIES = 25
@@ -36,11 +41,11 @@ def load_dataset(**kwargs: Any) -> Any:
 
     missing = [key for key in ("domain", "group") if key not in kwargs]
     if missing:
-        raise ValueError(f"coldbias task YAML lacks dataset_kwargs {missing}")
+        raise SettingsError(f"coldbias task YAML lacks dataset_kwargs {missing}")
     docs = build_docs(
         kwargs["domain"], kwargs["group"], kwargs.get("variant", "plain"), metadata=kwargs
     )
-    return DatasetDict({"test": Dataset.from_list(docs)})
+    return DatasetDict({"test": Dataset.from_list([d.to_dict() for d in docs])})
 
 
 @lru_cache(maxsize=64)
@@ -52,7 +57,7 @@ def _shown_view(
     """
     catalog = load_catalog(catalog_name)
     if catalog.sha256 != sha256:
-        raise ValueError(
+        raise CatalogError(
             f"catalog {catalog_name!r} changed since the docs were built "
             f"({catalog.sha256[:12]} ≠ {sha256[:12]}); rebuild the task."
         )
@@ -66,33 +71,33 @@ def _shown_view(
     )
 
 
-def _parse_one(text: Any, doc: dict) -> dict:
+def _parse_one(text: Any, stored: dict) -> dict:
     """Parse against the items shown in this doc only: an item of the full catalog that the
     model was not shown counts as out of catalog. The index is built on the shown set in
     catalog order, so all repeats (shuffles) of a task share one cached index.
     """
+    doc = TaskDoc.from_dict(stored)
     shown_set, titles, aliases, position = _shown_view(
-        doc["catalog"], doc["catalog_sha256"], tuple(doc["shown_ids"])
+        doc.catalog, doc.catalog_sha256, doc.shown_ids
     )
-    ranking = parse_ranking(
-        text if isinstance(text, str) else "", titles, int(doc["k"]), aliases=aliases
+    ranking = parse_ranking(text if isinstance(text, str) else "", titles, doc.k, aliases=aliases)
+    items = tuple(shown_set[i] for i in ranking.items)
+    record = AnswerRecord(
+        persona_id=doc.persona_id,
+        repeat=doc.repeat,
+        items=items,
+        k=doc.k,
+        positions=tuple(position[i] for i in items),
+        n_shown=len(position),
+        n_entries=ranking.n_entries,
+        n_out_of_catalog=len(ranking.out_of_catalog),
+        n_duplicates=len(ranking.duplicates),
+        n_fuzzy=ranking.n_fuzzy,
+        titles=tuple(titles[j] for j in ranking.items),
+        out_of_catalog=ranking.out_of_catalog[:MAX_LOGGED_ENTRIES],
+        duplicates=ranking.duplicates[:MAX_LOGGED_ENTRIES],
     )
-    items = [shown_set[i] for i in ranking.items]
-    return {
-        "persona_id": doc["persona_id"],
-        "repeat": int(doc["repeat"]),
-        "k": int(doc["k"]),
-        "items": items,
-        "titles": [titles[j] for j in ranking.items],
-        "positions": [position[i] for i in items],
-        "n_shown": len(position),
-        "n_entries": ranking.n_entries,
-        "n_out_of_catalog": len(ranking.out_of_catalog),
-        "n_duplicates": len(ranking.duplicates),
-        "n_fuzzy": ranking.n_fuzzy,
-        "out_of_catalog": list(ranking.out_of_catalog[:MAX_LOGGED_ENTRIES]),
-        "duplicates": list(ranking.duplicates[:MAX_LOGGED_ENTRIES]),
-    }
+    return record.to_payload()
 
 
 def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[dict]:
@@ -104,22 +109,6 @@ def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
     """Every metric receives the same payload; aggregation does the pairing."""
     payload = results[0] if results else _parse_one("", doc)
     return {metric: payload for metric in METRICS}
-
-
-def payload_to_record(payload: dict) -> AnswerRecord:
-    """Rebuild an :class:`AnswerRecord` from a logged payload (also used by the report)."""
-    positions = tuple(payload.get("positions", ()))
-    return AnswerRecord(
-        persona_id=payload["persona_id"],
-        repeat=int(payload["repeat"]),
-        items=tuple(payload["items"]),
-        k=int(payload["k"]),
-        positions=positions,
-        n_shown=int(payload.get("n_shown", 0)),
-        n_entries=int(payload.get("n_entries", 0)),
-        n_out_of_catalog=int(payload.get("n_out_of_catalog", 0)),
-        n_duplicates=int(payload.get("n_duplicates", 0)),
-    )
 
 
 _SUMMARIES: dict[tuple[int, ...], tuple[Sequence[dict], GroupSummary]] = {}
@@ -137,7 +126,8 @@ def _summary(payloads: Sequence[dict]) -> GroupSummary:
     if hit is None:
         if len(_SUMMARIES) >= 8:
             _SUMMARIES.clear()
-        hit = _SUMMARIES[key] = (list(payloads), summarize_group(map(payload_to_record, payloads)))
+        records = map(AnswerRecord.from_payload, payloads)
+        hit = _SUMMARIES[key] = (list(payloads), summarize_group(records))
     return hit[1]
 
 

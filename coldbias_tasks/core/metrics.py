@@ -1,4 +1,4 @@
-"""Ranked-list similarities IOU, SERP and PRAG, and their divergences (DESIGN.md §3).
+"""Ranked-list similarities IOU, SERP and PRAG, and their divergences (docs/measurement.md §1).
 
 All functions take an attribute list ``a`` and the neutral list ``n``: sequences of hashable
 item ids, best first. Repeated ids are ignored after their first occurrence. Ranks are 1-based
@@ -16,6 +16,8 @@ divide by the number of ordered pairs ``m(m-1)/2`` so that identical lists score
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+
+from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
 
 __all__ = [
     "SIMILARITIES",
@@ -98,5 +100,5 @@ def prag_divergence(a: Sequence[Hashable], n: Sequence[Hashable]) -> float:
 
 Similarity = Callable[[Sequence[Hashable], Sequence[Hashable]], float]
 
-#: The three similarities by the name used in metric keys ("iou" → ``iou_divergence``, ...).
-SIMILARITIES: dict[str, Similarity] = {"iou": iou, "serp": serp, "prag": prag}
+#: The similarities by the name used in metric keys (:data:`SIMILARITY_NAMES` order).
+SIMILARITIES: dict[str, Similarity] = dict(zip(SIMILARITY_NAMES, (iou, serp, prag), strict=True))

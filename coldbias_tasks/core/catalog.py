@@ -1,6 +1,7 @@
 """Catalogs: the items a model chooses from, with metadata for exposure analysis.
 
-``load_catalog("movie" | "music" | "college")`` reads the package's JSONL datasets (the same files
+``load_catalog(<domain>)`` reads a built-in domain's JSONL dataset (see
+:data:`coldbias_tasks.core.vocabulary.DOMAINS`; the same files
 ``datasets.load_dataset("json", data_files=...)`` reads); ``load_catalog(path)`` reads a user's
 catalog: a JSON list of strings, a CSV / JSONL with a ``title`` column, or a directory written by
 ``Dataset.save_to_disk``. Every catalog is validated: a bad file gets an error naming the file,
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,45 +20,12 @@ from typing import Any
 
 import pandas as pd
 
-from coldbias_tasks.parse import normalized_key
-from coldbias_tasks.resources import data_dir
+from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.jsonl import read_jsonl_objects
+from coldbias_tasks.core.parse import normalized_key
+from coldbias_tasks.core.vocabulary import DOMAINS
 
-__all__ = ["BUILTIN", "Catalog", "CatalogError", "load_catalog", "western_rule"]
-
-
-class CatalogError(ValueError):
-    """A catalog file that cannot be used; the message names the file, row and fix."""
-
-
-#: Built-in catalogs: the column shown to the model, and the type of every column.
-BUILTIN: dict[str, tuple[str, dict[str, type]]] = {
-    "movie": (
-        "title",
-        {
-            "id": str,
-            "title": str,
-            "year": int,
-            "countries": list,
-            "original_language": str,
-            "genres": list,
-            "western": bool,
-        },
-    ),
-    "music": (
-        "display",
-        {
-            "id": str,
-            "title": str,
-            "artist": str,
-            "display": str,
-            "year": int,
-            "decade": str,
-            "artist_country": str,
-            "genre": str,
-        },
-    ),
-    "college": ("name", {"id": str, "name": str, "country": str, "region": str, "aliases": list}),
-}
+__all__ = ["Catalog", "load_catalog", "western_rule"]
 
 #: ISO codes counted as Western production (see data/README.md): North America (US, CA; Mexico
 #: counts as Latin America), all of Europe incl. historic states, Australia and New Zealand.
@@ -150,7 +118,7 @@ def _check_titles(path: Path, titles: list[Any], lines: list[int] | None) -> tup
     return tuple(titles)
 
 
-def _check_types(path: Path, table: pd.DataFrame, schema: dict[str, type]) -> None:
+def _check_types(path: Path, table: pd.DataFrame, schema: Mapping[str, type]) -> None:
     missing = [c for c in schema if c not in table.columns]
     if missing:
         raise CatalogError(f"{path}: missing column(s) {missing}; every row needs {list(schema)}.")
@@ -166,23 +134,9 @@ def _check_types(path: Path, table: pd.DataFrame, schema: dict[str, type]) -> No
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    rows = []
-    lines: list[int] = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise CatalogError(
-                f"{path}, line {line_no}: invalid JSON ({err.msg}); fix it."
-            ) from err
-        if not isinstance(row, dict):
-            raise CatalogError(f"{path}, line {line_no}: expected a JSON object per line.")
-        rows.append(row)
-        lines.append(line_no)
-    table = pd.DataFrame(rows)
-    table.attrs["lines"] = lines
+    rows = read_jsonl_objects(path, CatalogError, "fix the line (one JSON object per item).")
+    table = pd.DataFrame([row for _, row in rows])
+    table.attrs["lines"] = [line_no for line_no, _ in rows]
     return table
 
 
@@ -234,16 +188,16 @@ def _hash(titles: tuple[str, ...], table: pd.DataFrame) -> str:
 def load_catalog(name_or_path: str | Path) -> Catalog:
     """Load and validate a built-in catalog by name, or a user's catalog file or folder."""
     name = str(name_or_path)
-    if name in BUILTIN:
-        path = data_dir() / f"{name}.jsonl"
-        title_column, schema = BUILTIN[name]
+    if name in DOMAINS:
+        spec = DOMAINS[name]
+        path, title_column = spec.catalog_path(), spec.title_column
         table = _read_jsonl(path)
-        _check_types(path, table, schema)
+        _check_types(path, table, spec.schema)
     else:
         path = Path(name).expanduser()
         if not path.exists():
             raise CatalogError(
-                f"catalog {name!r} is neither a built-in ({', '.join(BUILTIN)}) nor an existing "
+                f"catalog {name!r} is neither a built-in ({', '.join(DOMAINS)}) nor an existing "
                 "file or folder; pass one of those names or a path."
             )
         table = _read_user_table(path)

@@ -6,14 +6,14 @@ from pathlib import Path
 
 __all__ = ["data_dir", "tasks_dir"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _find(name: str) -> Path:
     for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(
+    raise FileNotFoundError(  # a broken installation: nothing the caller can pass differently
         f"coldbias cannot find its {name}/ folder next to {_PACKAGE}; reinstall the package "
         "(pip install coldbias) or run from a checkout of the repository."
     )

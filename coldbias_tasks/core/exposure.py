@@ -1,4 +1,6 @@
-"""Item-group exposure: which kinds of items each persona is recommended (DESIGN.md §3, H2/H4).
+"""Item-group exposure: which kinds of items each persona is recommended (paper H2/H4).
+
+Definitions: docs/measurement.md §5.
 
 For a catalog metadata field (movie genre, Western production, song decade, college region, …)
 the exposure of category c for persona p is the mean over p's answers of the share of its
@@ -12,7 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from coldbias_tasks.aggregate import NEUTRAL_ID, AnswerRecord
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.vocabulary import NEUTRAL_ID
 
 __all__ = ["exposure", "exposure_gap"]
 

@@ -4,8 +4,9 @@ An output folder is what ``lm_eval --output_path OUT --log_samples`` writes:
 ``OUT/<model>/results_<ts>.json`` plus one ``samples_<task>_<ts>.jsonl`` per task of that run.
 Folders are searched recursively; every results file is one :class:`Run`, paired with the
 samples files of the same timestamp in the same directory. Answers are rebuilt from the parse
-payload that every coldbias metric logs (:func:`coldbias_tasks.harness.payload_to_record`), so
-all statistics can be recomputed offline.
+payload that every coldbias metric logs
+(:meth:`coldbias_tasks.core.records.AnswerRecord.from_payload`), so all statistics can be
+recomputed offline.
 
 :func:`pool_runs` merges runs of one model (same ``model_name``, backend and ``model_args`` minus
 ``seed``) into one :class:`ModelResults`; repeats of different runs are renumbered so that each
@@ -28,11 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.aggregate import AnswerRecord
-from coldbias_tasks.harness import payload_to_record
+from coldbias_tasks.core.errors import RecordError, RunError
+from coldbias_tasks.core.jsonl import read_jsonl_objects
+from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.vocabulary import FILTER_NAME, PAYLOAD_KEY, is_coldbias_task
 
 __all__ = [
-    "PAYLOAD_KEY",
     "ExtraMetric",
     "ModelResults",
     "Run",
@@ -42,15 +44,10 @@ __all__ = [
     "display_name",
     "load_folder",
     "parse_model_args",
-    "parse_task_name",
     "pool_runs",
     "scan_folder",
 ]
 
-#: Metric key whose logged value is the parse payload (every coldbias metric logs the same one).
-PAYLOAD_KEY = "iou_divergence"
-COLDBIAS_PREFIX = "coldbias_"
-VARIANTS = ("plain", "context", "mitigation")
 #: lm-eval run settings recorded as seeds in the results JSON ``config``.
 SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
 #: Keys of ``results[task]`` that are not metrics.
@@ -64,10 +61,6 @@ _NOT_OUTPUT = (
     "(e.g. `coldbias eval --model hf --model_args pretrained=... --tasks coldbias_movie "
     "--output_path OUT`), then pass OUT"
 )
-
-
-class RunError(Exception):
-    """An output folder or file that cannot be used; the message names it and the fix."""
 
 
 @dataclass(frozen=True)
@@ -270,21 +263,6 @@ def parse_model_args(raw: Any) -> dict[str, str]:
     return out
 
 
-def parse_task_name(task: str) -> tuple[str, str, str]:
-    """``coldbias_{domain}[_{context|mitigation}]_{group}`` → (domain, variant, group)."""
-    rest = task[len(COLDBIAS_PREFIX) :] if task.startswith(COLDBIAS_PREFIX) else task
-    domain, _, rest = rest.partition("_")
-    variant = "plain"
-    for v in VARIANTS[1:]:
-        if rest.startswith(v + "_"):
-            variant, rest = v, rest[len(v) + 1 :]
-    return domain, variant, rest
-
-
-def _is_coldbias(task: str) -> bool:
-    return task.startswith(COLDBIAS_PREFIX) or task == "coldbias"
-
-
 def _to_float(value: Any) -> float:
     try:
         return float(value)
@@ -316,33 +294,16 @@ def _payload(value: Any) -> dict[str, Any] | None:
             value = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             return None
-    if isinstance(value, dict) and "persona_id" in value and "items" in value:
-        return value
-    return None
+    return value if AnswerRecord.looks_like_payload(value) else None
 
 
 def _read_samples(path: Path) -> list[dict[str, Any]]:
     """Parsed JSONL lines; a malformed line raises naming the file and the line (1-based)."""
-    samples = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RunError(f"{path}: cannot be read ({err.strerror}).") from err
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            sample = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise RunError(
-                f"{path}, line {line_no}: malformed JSON ({err.msg}, column {err.colno}); the "
-                "file was truncated or edited: rerun lm_eval --log_samples for this task or "
-                "delete the broken line."
-            ) from err
-        if not isinstance(sample, dict):
-            raise RunError(f"{path}, line {line_no}: expected one JSON object per line.")
-        samples.append(sample)
-    return samples
+    fix = (
+        "the file was truncated or edited: rerun lm_eval --log_samples for this task or "
+        "delete the broken line."
+    )
+    return [sample for _, sample in read_jsonl_objects(path, RunError, fix)]
 
 
 def _task_data(
@@ -350,38 +311,36 @@ def _task_data(
 ) -> tuple[TaskData, list[str]]:
     """Rebuild one task's answers and provenance from its samples file."""
     warnings: list[str] = []
-    filters = list(dict.fromkeys(str(s.get("filter", "ranked")) for s in samples))
-    keep = "ranked" if "ranked" in filters else (filters[0] if filters else "ranked")
+    filters = list(dict.fromkeys(str(s.get("filter", FILTER_NAME)) for s in samples))
+    keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
     if len(filters) > 1:
         warnings.append(f"{path}: several filters {filters}; using {keep!r}")
     records: list[AnswerRecord] = []
-    docs: list[dict[str, Any]] = []
+    docs: list[TaskDoc] = []
     for line_no, sample in enumerate(samples, start=1):
-        if str(sample.get("filter", "ranked")) != keep:
+        if str(sample.get("filter", FILTER_NAME)) != keep:
             continue
         payload = _payload(sample.get(PAYLOAD_KEY))
         if payload is None:
             raise RunError(
                 f"{path}, line {line_no}: no coldbias parse payload under {PAYLOAD_KEY!r}: the "
-                "samples were written without the coldbias filter (filter_list 'ranked' with "
-                "coldbias_tasks.harness.parse_filter and process_results). Rerun with the "
-                "package's task YAMLs (`coldbias eval ...` or "
+                f"samples were written without the coldbias filter (filter_list {FILTER_NAME!r} "
+                "with coldbias_tasks.lmeval.harness.parse_filter and process_results). Rerun "
+                "with the package's task YAMLs (`coldbias eval ...` or "
                 "--include_path $(coldbias tasks-dir))."
             )
         try:
-            records.append(payload_to_record(payload))
-        except (KeyError, TypeError, ValueError) as err:
+            records.append(AnswerRecord.from_payload(payload))
+            docs.append(TaskDoc.from_dict(sample.get("doc") or {}))
+        except RecordError as err:
             raise RunError(
-                f"{path}, line {line_no}: unusable coldbias payload ({err!r}); rerun the task."
+                f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
             ) from err
-        docs.append(sample.get("doc") or {})
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
-    domain, variant, group = parse_task_name(task)
     first = docs[0]
     config = results.get("configs", {}).get(task, {})
     version = results.get("versions", {}).get(task, (config.get("metadata") or {}).get("version"))
-    shown = [len(d["shown_ids"]) for d in docs if isinstance(d.get("shown_ids"), list)]
     reported = {
         key.split(",")[0]: _to_float(value)
         for key, value in results.get("results", {}).get(task, {}).items()
@@ -389,18 +348,18 @@ def _task_data(
     }
     data = TaskData(
         name=task,
-        domain=str(first.get("domain", domain)),
-        group=str(first.get("attribute_group", group)),
-        variant=str(first.get("variant", variant)),
+        domain=first.domain,
+        group=first.attribute_group,
+        variant=first.variant,
         version=str(version) if version is not None else "unknown",
         records=tuple(records),
-        k=int(first.get("k", records[0].k)),
-        n_shown=max(shown) if shown else max((r.n_shown for r in records), default=0),
-        order=str(first.get("order", "unknown")),
-        seed=first.get("seed"),
-        catalog=str(first.get("catalog", domain)),
-        catalog_sha256=str(first.get("catalog_sha256", "")),
-        template_sha256=str(first.get("template_sha256", "")),
+        k=first.k,
+        n_shown=max(len(d.shown_ids) for d in docs),
+        order=first.order,
+        seed=first.seed,
+        catalog=first.catalog,
+        catalog_sha256=first.catalog_sha256,
+        template_sha256=first.template_sha256,
         samples_files=(path,),
         reported=reported,
     )
@@ -413,7 +372,7 @@ def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, E
     subtasks = {
         sub
         for group, subs in (results.get("group_subtasks") or {}).items()
-        if group in table and not _is_coldbias(group)
+        if group in table and not is_coldbias_task(group)
         for sub in subs
     }
     hib = results.get("higher_is_better") or {}
@@ -439,9 +398,9 @@ def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
     results = _read_json(results_file)
     table = results["results"]
     configs = results.get("configs") or {}
-    coldbias = sorted(t for t in configs if _is_coldbias(t))
-    coldbias += sorted(t for t in samples if _is_coldbias(t) and t not in configs)
-    foreign = sorted(t for t in table if not _is_coldbias(t))
+    coldbias = sorted(t for t in configs if is_coldbias_task(t))
+    coldbias += sorted(t for t in samples if is_coldbias_task(t) and t not in configs)
+    foreign = sorted(t for t in table if not is_coldbias_task(t))
     warnings: list[str] = []
     tasks: dict[str, TaskData] = {}
     missing = [t for t in coldbias if t not in samples]

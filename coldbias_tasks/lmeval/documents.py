@@ -4,14 +4,14 @@ Settings (all overridable through lm-eval ``--metadata``; defaults in :data:`DEF
 
 - ``coldbias_k``: items to recommend (20);
 - ``coldbias_n_items``: catalog items shown (500); smaller values take a seeded subset,
-  stratified by :data:`STRATA` (proportional allocation, largest remainder);
+  stratified by the domain's ``stratum`` field (proportional allocation, largest remainder);
 - ``coldbias_repeats``: sampled answers per persona (5);
 - ``coldbias_order``: ``"shuffle"`` (a seeded catalog order per repeat, the same for every
   persona, attribute group and variant of a domain, so the counterfactual pairing holds and vLLM
   shares the prefix) or ``"fixed"`` (catalog order);
 - ``coldbias_seed``: seed of the subset and the shuffles (1234);
 - ``coldbias_replicate``: add a second neutral answer per repeat to the very same prompt, the
-  exact null for the noise floor (true; see :mod:`coldbias_tasks.aggregate`);
+  exact null for the noise floor (true; see :mod:`coldbias_tasks.core.aggregate`);
 - ``coldbias_template``: path of a Jinja prompt template; ``coldbias_catalog``: a catalog file
   replacing the built-in one of the task's domain.
 """
@@ -24,11 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from coldbias_tasks import __version__
-from coldbias_tasks.catalog import Catalog, load_catalog
-from coldbias_tasks.personas import VARIANTS, describe, load_personas
-from coldbias_tasks.prompt import load_template, render_prompt
+from coldbias_tasks.core.catalog import Catalog, load_catalog
+from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.personas import describe, load_personas
+from coldbias_tasks.core.records import TaskDoc
+from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
+from coldbias_tasks.lmeval.prompt import load_template, render_prompt
 
-__all__ = ["DEFAULTS", "STRATA", "Settings", "build_docs", "shown_order", "subset"]
+__all__ = ["DEFAULTS", "Settings", "build_docs", "shown_order", "subset"]
 
 DEFAULTS: dict[str, Any] = {
     "coldbias_k": 20,
@@ -40,8 +43,6 @@ DEFAULTS: dict[str, Any] = {
     "coldbias_template": None,
     "coldbias_catalog": None,
 }
-#: Catalog field that stratifies a subset, per built-in domain.
-STRATA: dict[str, str] = {"movie": "western", "music": "decade", "college": "region"}
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,11 @@ class Settings:
                 catalog=merged["coldbias_catalog"] or None,
             )
         except (TypeError, ValueError) as err:
-            raise ValueError(f"coldbias --metadata: {err}; numbers must be integers") from err
+            raise SettingsError(f"coldbias --metadata: {err}; numbers must be integers") from err
         if settings.order not in ("shuffle", "fixed"):
-            raise ValueError("coldbias_order must be 'shuffle' or 'fixed'")
+            raise SettingsError("coldbias_order must be 'shuffle' or 'fixed'")
         if settings.k < 1 or settings.repeats < 1 or settings.n_items < settings.k:
-            raise ValueError(
+            raise SettingsError(
                 f"coldbias settings need k ≥ 1, repeats ≥ 1 and n_items ≥ k; got k={settings.k}, "
                 f"repeats={settings.repeats}, n_items={settings.n_items}"
             )
@@ -86,7 +87,7 @@ def _as_bool(value: Any) -> bool:
     """JSON true/false, or the strings "true"/"false"/"1"/"0" from a command line."""
     if isinstance(value, str):
         if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise ValueError(f"coldbias_replicate must be true or false, got {value!r}")
+            raise SettingsError(f"coldbias_replicate must be true or false, got {value!r}")
         return value.strip().lower() in ("true", "1", "yes")
     return bool(value)
 
@@ -124,20 +125,21 @@ def shown_order(
     return shuffled
 
 
-def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[dict]:
+def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[TaskDoc]:
     """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first.
 
     Each doc carries what the filter and the aggregations need (persona, repeat, k, the shown
     order) and the provenance of its prompt (catalog and template hashes, seed).
     """
     if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+        raise SettingsError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
     settings = Settings.from_metadata(metadata)
     catalog = load_catalog(settings.catalog or domain)
     config = load_personas()
     personas = config.group(group, replicate=settings.replicate)
     template, template_sha = load_template(settings.template)
-    items = subset(catalog, settings.n_items, settings.seed, STRATA.get(domain))
+    stratum = DOMAINS[domain].stratum if domain in DOMAINS else None
+    items = subset(catalog, settings.n_items, settings.seed, stratum)
     orders = [
         shown_order(items, settings.order, settings.seed, catalog, r)
         for r in range(settings.repeats)
@@ -155,22 +157,22 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                 mitigation=variant == "mitigation",
             )
             docs.append(
-                {
-                    "persona_id": persona.id,
-                    "attribute_group": group,
-                    "user": user,
-                    "domain": domain,
-                    "variant": variant,
-                    "repeat": repeat,
-                    "k": settings.k,
-                    "order": settings.order,
-                    "seed": settings.seed,
-                    "catalog": settings.catalog or domain,
-                    "catalog_sha256": catalog.sha256,
-                    "template_sha256": template_sha,
-                    "coldbias_version": __version__,
-                    "shown_ids": shown,
-                    "prompt": prompt,
-                }
+                TaskDoc(
+                    persona_id=persona.id,
+                    attribute_group=group,
+                    user=user,
+                    domain=domain,
+                    variant=variant,
+                    repeat=repeat,
+                    k=settings.k,
+                    order=settings.order,
+                    seed=settings.seed,
+                    catalog=settings.catalog or domain,
+                    catalog_sha256=catalog.sha256,
+                    template_sha256=template_sha,
+                    coldbias_version=__version__,
+                    shown_ids=tuple(shown),
+                    prompt=prompt,
+                )
             )
     return docs

@@ -1,6 +1,9 @@
-"""From per-persona rankings over R repeats to the numbers coldbias reports (DESIGN.md §3).
+"""From per-persona rankings over R repeats to the numbers coldbias reports.
 
-Plain data in, plain data out: :class:`AnswerRecord` per model answer, frozen dataclasses out.
+Definitions: docs/measurement.md §2–§3.
+
+Plain data in, plain data out: :class:`~coldbias_tasks.core.records.AnswerRecord` per model
+answer, frozen dataclasses out.
 The lm-eval aggregations, the report and the leaderboard all call these functions.
 
 Conventions
@@ -29,12 +32,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from coldbias_tasks.metrics import SIMILARITIES
+from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.vocabulary import (
+    NEUTRAL_ID,
+    NEUTRAL_REPLICATE_ID,
+    NOT_VALUES,
+    SIMILARITY_NAMES,
+)
 
 __all__ = [
-    "NEUTRAL_ID",
-    "NEUTRAL_REPLICATE_ID",
-    "AnswerRecord",
     "Fidelity",
     "GroupSummary",
     "MetricSummary",
@@ -49,31 +56,7 @@ __all__ = [
     "value_divergences",
 ]
 
-NEUTRAL_ID = "neutral"
-#: A second neutral answer to the same prompt as the neutral one (same repeat, same order).
-NEUTRAL_REPLICATE_ID = "neutral.replicate"
-_NOT_VALUES = (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
 NAN = float("nan")
-
-
-@dataclass(frozen=True)
-class AnswerRecord:
-    """One parsed answer.
-
-    ``items``: catalog ids, best first. ``positions``: 0-based position of each item in the
-    catalog order shown to the model (parallel to ``items``), ``n_shown`` the catalog size shown.
-    Entry counts come from :class:`coldbias_tasks.parse.Ranking`.
-    """
-
-    persona_id: str
-    repeat: int
-    items: tuple[int, ...]
-    k: int
-    positions: tuple[int, ...] = ()
-    n_shown: int = 0
-    n_entries: int = 0
-    n_out_of_catalog: int = 0
-    n_duplicates: int = 0
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -104,7 +87,7 @@ def value_divergences(records: Iterable[AnswerRecord], metric: str) -> dict[str,
     neutral = table.get(NEUTRAL_ID, {})
     out: dict[str, dict[int, float]] = {}
     for persona, answers in table.items():
-        if persona in _NOT_VALUES:
+        if persona in NOT_VALUES:
             continue
         out[persona] = {
             r: _divergence(metric, answers[r].items, neutral[r].items)
@@ -324,7 +307,7 @@ def positions(records: Sequence[AnswerRecord]) -> Positions:
 
 
 def summarize_group(
-    records: Iterable[AnswerRecord], metrics: Sequence[str] = ("iou", "serp", "prag")
+    records: Iterable[AnswerRecord], metrics: Sequence[str] = SIMILARITY_NAMES
 ) -> GroupSummary:
     """All statistics of one attribute group: the neutral persona plus its values."""
     records = list(records)
@@ -334,7 +317,7 @@ def summarize_group(
     pairs = [
         (answers[r], neutral[r])
         for persona, answers in table.items()
-        if persona not in _NOT_VALUES
+        if persona not in NOT_VALUES
         for r in answers
         if r in neutral
     ]

@@ -13,12 +13,15 @@ from pathlib import Path
 
 import yaml
 
-from coldbias_tasks.aggregate import NEUTRAL_ID, NEUTRAL_REPLICATE_ID
-from coldbias_tasks.resources import data_dir
+from coldbias_tasks.core.errors import PersonaError
+from coldbias_tasks.core.resources import data_dir
+from coldbias_tasks.core.vocabulary import NEUTRAL_ID, NEUTRAL_REPLICATE_ID, VARIANTS
 
-__all__ = ["VARIANTS", "Persona", "PersonaConfig", "describe", "load_personas"]
+__all__ = ["PERSONAS_SCHEMA", "Persona", "PersonaConfig", "describe", "load_personas"]
 
-VARIANTS = ("plain", "context", "mitigation")
+#: The ``version:`` a persona file declares (the layout this code reads).
+PERSONAS_SCHEMA = 1
+_TOP_KEYS = ("version", "groups", "context")
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class PersonaConfig:
         """
         if name not in self.groups:
             known = ", ".join(sorted(self.groups))
-            raise KeyError(
+            raise PersonaError(
                 f"unknown attribute group {name!r}; known groups: {known}. "
                 f"Add it to {data_dir() / 'personas.yaml'} or pick one of those."
             )
@@ -57,8 +60,8 @@ class PersonaConfig:
         return (self.neutral, *extra, *self.groups[name])
 
 
-def _fail(path: Path, message: str) -> ValueError:
-    return ValueError(f"{path}: {message}")
+def _fail(path: Path, message: str) -> PersonaError:
+    return PersonaError(f"{path}: {message}")
 
 
 @lru_cache(maxsize=8)
@@ -68,6 +71,15 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, dict) or not isinstance(raw.get("groups"), dict):
         raise _fail(path, "expected a mapping with a 'groups' mapping of group name → values")
+    unknown = sorted(set(raw) - set(_TOP_KEYS))
+    if unknown:
+        raise _fail(path, f"unknown top-level key(s) {unknown}; the file holds {list(_TOP_KEYS)}")
+    if raw.get("version", PERSONAS_SCHEMA) != PERSONAS_SCHEMA:
+        raise _fail(
+            path,
+            f"version {raw.get('version')!r}: this coldbias reads persona files of version "
+            f"{PERSONAS_SCHEMA}; write the file in that layout or upgrade coldbias",
+        )
     groups: dict[str, tuple[Persona, ...]] = {}
     labels: dict[str, str] = {}
     for name, spec in raw["groups"].items():
@@ -94,11 +106,11 @@ def describe(persona: Persona, variant: str, domain: str, config: PersonaConfig)
     fan." The mitigation instruction lives in the prompt template, identical for all personas.
     """
     if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+        raise PersonaError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
     parts = [persona.phrase] if persona.phrase else []
     if variant == "context":
         if domain not in config.context:
-            raise ValueError(f"no context preference for domain {domain!r} in personas.yaml")
+            raise PersonaError(f"no context preference for domain {domain!r} in personas.yaml")
         parts.append(config.context[domain])
     if not parts:
         return "I am a new user."

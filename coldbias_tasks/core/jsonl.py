@@ -1,0 +1,45 @@
+"""Reading JSON Lines files (catalogs, lm-eval samples) with errors that name file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from coldbias_tasks.core.errors import ColdbiasError
+
+__all__ = ["read_jsonl_objects", "read_text"]
+
+
+def read_text(path: Path, error: type[ColdbiasError]) -> str:
+    """The file's UTF-8 text; unreadable or not UTF-8 raises ``error`` naming the file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise error(
+            f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the file as UTF-8."
+        ) from err
+    except OSError as err:
+        raise error(f"{path}: cannot be read ({err.strerror}).") from err
+
+
+def read_jsonl_objects(
+    path: Path, error: type[ColdbiasError], fix: str
+) -> list[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) for every non-blank line. A line that is not JSON, or not
+    a JSON object, raises ``error`` naming the file and line, followed by ``fix``.
+    """
+    out: list[tuple[int, dict[str, Any]]] = []
+    for line_no, line in enumerate(read_text(path, error).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise error(
+                f"{path}, line {line_no}: malformed JSON ({err.msg}, column {err.colno}); {fix}"
+            ) from err
+        if not isinstance(value, dict):
+            raise error(f"{path}, line {line_no}: expected one JSON object per line; {fix}")
+        out.append((line_no, value))
+    return out

@@ -1,0 +1,47 @@
+"""Quality policy: when a model's output is too degenerate for its divergences to mean fairness.
+
+A model that copies the catalog order, fails to fill the list, invents items or repeats itself
+can score "perfectly fair" (zero divergence) or meaningless divergences. Tasks and models that
+meet any of :data:`DEGENERATE_RULES` are flagged; the report warns and the leaderboard sorts
+them last.
+"""
+
+from __future__ import annotations
+
+import math
+
+from coldbias_tasks.core.aggregate import Fidelity, Positions
+
+__all__ = ["DEGENERATE_MESSAGE", "DEGENERATE_RULES", "degenerate_reasons"]
+
+#: (rate, comparison, threshold): a task or model meeting any rule is degenerate.
+DEGENERATE_RULES: tuple[tuple[str, str, float], ...] = (
+    ("prefix_copy_rate", ">", 0.5),
+    ("fill_rate", "<", 0.5),
+    ("out_of_catalog_rate", ">", 0.3),
+    ("duplicate_rate", ">", 0.3),
+)
+DEGENERATE_MESSAGE = (
+    "degenerate model output: divergences are not interpretable as fairness (a model that "
+    "copies the catalog order or fails the task can look perfectly 'fair')"
+)
+
+
+def degenerate_reasons(fid: Fidelity, pos: Positions) -> list[str]:
+    """Which :data:`DEGENERATE_RULES` the rates break ("prefix_copy_rate 0.71 > 0.5"); NaN
+    rates (nothing to count) break no rule.
+    """
+    rates = {
+        "prefix_copy_rate": pos.prefix_copy_rate,
+        "fill_rate": fid.fill_rate,
+        "out_of_catalog_rate": fid.out_of_catalog_rate,
+        "duplicate_rate": fid.duplicate_rate,
+    }
+    out = []
+    for name, op, limit in DEGENERATE_RULES:
+        value = rates[name]
+        if math.isnan(value):
+            continue
+        if (op == ">" and value > limit) or (op == "<" and value < limit):
+            out.append(f"{name} {value:.2f} {op} {limit}")
+    return out

@@ -1,0 +1,167 @@
+"""The shapes that cross boundaries: a task document and a parsed answer.
+
+- :class:`TaskDoc`: one lm-eval document (one persona × repeat of one task). Built by
+  :mod:`coldbias_tasks.lmeval.documents`, stored by lm-eval as a plain dict
+  (:meth:`TaskDoc.to_dict`), read back by the filter and the run loader
+  (:meth:`TaskDoc.from_dict`).
+- :class:`AnswerRecord`: one parsed answer. The filter turns it into the JSON-safe *parse
+  payload* lm-eval hands to the aggregations and logs with every sample
+  (:meth:`AnswerRecord.to_payload`); aggregations, the report and the leaderboard rebuild it
+  with :meth:`AnswerRecord.from_payload`.
+
+Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema 1 (runs made
+before the key existed). A malformed document or payload raises :class:`RecordError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from coldbias_tasks.core.errors import RecordError
+
+__all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "TaskDoc"]
+
+#: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
+PAYLOAD_SCHEMA = 1
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"field {name!r} must be an integer, got {value!r}")
+    return value
+
+
+def _ints(value: Any, name: str) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise RecordError(f"field {name!r} must be a list of integers, got {value!r}")
+    return tuple(_int(v, name) for v in value)
+
+
+def _strs(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise RecordError(f"field {name!r} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class TaskDoc:
+    """One document of a coldbias task: who asks (persona), which repeat, what was shown.
+
+    ``shown_ids``: catalog indices in the order shown in the prompt. ``seed``: the catalog
+    subset/shuffle seed (``coldbias_seed``), not the model's. ``catalog``: built-in domain name
+    or the user's catalog path; ``catalog_sha256`` / ``template_sha256``: provenance hashes.
+    """
+
+    persona_id: str
+    attribute_group: str
+    user: str
+    domain: str
+    variant: str
+    repeat: int
+    k: int
+    order: str
+    seed: int
+    catalog: str
+    catalog_sha256: str
+    template_sha256: str
+    coldbias_version: str
+    shown_ids: tuple[int, ...]
+    prompt: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["shown_ids"] = list(self.shown_ids)
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> TaskDoc:
+        """Read a stored document; extra keys are ignored, missing or mistyped ones raise."""
+        if not isinstance(doc, Mapping):
+            raise RecordError(f"a task document must be a mapping, got {type(doc).__name__}")
+        missing = [f.name for f in fields(cls) if f.name not in doc]
+        if missing:
+            raise RecordError(f"task document lacks {missing}")
+        values = {f.name: doc[f.name] for f in fields(cls)}
+        for name in ("repeat", "k", "seed"):
+            values[name] = _int(values[name], name)
+        values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
+        for name in ("persona_id", "attribute_group", "user", "domain", "variant", "order"):
+            if not isinstance(values[name], str):
+                raise RecordError(f"field {name!r} must be text, got {values[name]!r}")
+        for name in ("catalog", "catalog_sha256", "template_sha256", "coldbias_version"):
+            values[name] = str(values[name])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """One parsed answer.
+
+    ``items``: catalog ids, best first, unique, at most ``k``. ``positions``: 0-based position
+    of each item in the order shown (parallel to ``items``); ``n_shown``: items shown. Counts:
+    ``n_entries`` list entries seen (= items + out of catalog + duplicates), ``n_fuzzy`` items
+    matched by the fuzzy stage. ``titles``, ``out_of_catalog`` and ``duplicates`` are the
+    logged strings (the latter two cut to the first entries; the counts are complete); they do
+    not take part in equality.
+    """
+
+    persona_id: str
+    repeat: int
+    items: tuple[int, ...]
+    k: int
+    positions: tuple[int, ...] = ()
+    n_shown: int = 0
+    n_entries: int = 0
+    n_out_of_catalog: int = 0
+    n_duplicates: int = 0
+    n_fuzzy: int = field(default=0, compare=False)
+    titles: tuple[str, ...] = field(default=(), compare=False)
+    out_of_catalog: tuple[str, ...] = field(default=(), compare=False)
+    duplicates: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_payload(self) -> dict[str, Any]:
+        """The JSON-safe parse payload (lists for tuples, ``schema`` first)."""
+        out: dict[str, Any] = {"schema": PAYLOAD_SCHEMA}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @staticmethod
+    def looks_like_payload(value: Any) -> bool:
+        """Whether ``value`` has the keys of a parse payload (any schema)."""
+        return isinstance(value, Mapping) and "persona_id" in value and "items" in value
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> AnswerRecord:
+        """Rebuild a record from a payload of any known schema; raises :class:`RecordError`."""
+        if not cls.looks_like_payload(payload):
+            raise RecordError("not a coldbias parse payload (no 'persona_id' and 'items')")
+        schema = payload.get("schema", 1)
+        if schema != PAYLOAD_SCHEMA:
+            raise RecordError(
+                f"parse payload schema {schema!r} is not known to this coldbias version "
+                f"(knows {PAYLOAD_SCHEMA}); upgrade coldbias to read this run."
+            )
+        if "repeat" not in payload or "k" not in payload:
+            raise RecordError("parse payload lacks 'repeat' or 'k'")
+        if not isinstance(payload["persona_id"], str):
+            raise RecordError(f"field 'persona_id' must be text, got {payload['persona_id']!r}")
+        counts = {
+            name: _int(payload.get(name, 0), name)
+            for name in ("n_shown", "n_entries", "n_out_of_catalog", "n_duplicates", "n_fuzzy")
+        }
+        return cls(
+            persona_id=payload["persona_id"],
+            repeat=_int(payload["repeat"], "repeat"),
+            items=_ints(payload["items"], "items"),
+            k=_int(payload["k"], "k"),
+            positions=_ints(payload.get("positions", ()), "positions"),
+            titles=_strs(payload.get("titles", ()), "titles"),
+            out_of_catalog=_strs(payload.get("out_of_catalog", ()), "out_of_catalog"),
+            duplicates=_strs(payload.get("duplicates", ()), "duplicates"),
+            **counts,
+        )

@@ -1,0 +1,147 @@
+"""The project's names, in one place: domains, variants, metrics, task names, ids, thresholds.
+
+Adding a domain is a catalog file in ``data/`` plus one :class:`Domain` entry in
+:data:`DOMAINS` (then ``python -m coldbias_tasks.lmeval.taskgen`` writes its task YAMLs).
+Attribute groups are data (``data/personas.yaml``), not names declared here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.resources import data_dir
+
+__all__ = [
+    "ALPHA",
+    "DOMAINS",
+    "FILTER_NAME",
+    "NEUTRAL_ID",
+    "NEUTRAL_REPLICATE_ID",
+    "NOT_VALUES",
+    "PAYLOAD_KEY",
+    "SIMILARITY_NAMES",
+    "TASK_PREFIX",
+    "TASK_VERSION",
+    "VARIANTS",
+    "Domain",
+    "domain",
+    "group_name",
+    "is_coldbias_task",
+    "parse_task_name",
+    "task_name",
+]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One recommendation domain.
+
+    ``noun`` / ``noun_singular``: shown to the model ("movies", "movie title"). ``title_column``:
+    the catalog column shown; ``schema``: every column's type, checked on load. ``stratum``: the
+    field a seeded catalog subset is stratified by (None: simple random subset).
+    ``exposure_fields``: catalog fields the report's exposure tables use by default.
+    ``catalog_file``: the JSONL catalog (default ``data/<name>.jsonl``).
+    """
+
+    name: str
+    noun: str
+    noun_singular: str
+    title_column: str
+    schema: Mapping[str, type]
+    stratum: str | None = None
+    exposure_fields: tuple[str, ...] = ()
+    catalog_file: Path | None = field(default=None, compare=False)
+
+    def catalog_path(self) -> Path:
+        return self.catalog_file or data_dir() / f"{self.name}.jsonl"
+
+
+def _schema(spec: str) -> dict[str, type]:
+    """``"id:str year:int"`` → ``{"id": str, "year": int}`` (catalog column types)."""
+    kinds = {"str": str, "int": int, "list": list, "bool": bool}
+    return {name: kinds[kind] for name, kind in (part.split(":") for part in spec.split())}
+
+
+#: The built-in domains, in display order (report sections, leaderboard columns).
+# fmt: off
+DOMAINS: dict[str, Domain] = {d.name: d for d in (
+    Domain("movie", "movies", "movie title", "title",
+           _schema("id:str title:str year:int countries:list original_language:str genres:list "
+                   "western:bool"),
+           stratum="western", exposure_fields=("genres", "western")),
+    Domain("music", "songs", "song", "display",
+           _schema("id:str title:str artist:str display:str year:int decade:str "
+                   "artist_country:str genre:str"),
+           stratum="decade", exposure_fields=("decade", "genre")),
+    Domain("college", "universities", "university", "name",
+           _schema("id:str name:str country:str region:str aliases:list"),
+           stratum="region", exposure_fields=("region",)),
+)}
+# fmt: on
+
+
+def domain(name: str) -> Domain:
+    """The :class:`Domain` called ``name``; an unknown name raises with the known ones."""
+    try:
+        return DOMAINS[name]
+    except KeyError:
+        raise SettingsError(
+            f"unknown domain {name!r}; known domains: {', '.join(DOMAINS)}. Add a catalog to "
+            "data/ and a Domain entry to coldbias_tasks/core/vocabulary.py to define one."
+        ) from None
+
+
+#: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction.
+VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation")
+#: The ranked-list similarities, by the name used in metric keys ("iou" → ``iou_divergence``).
+SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
+
+NEUTRAL_ID = "neutral"
+#: A second neutral answer to the same prompt as the neutral one (same repeat, same order).
+NEUTRAL_REPLICATE_ID = "neutral.replicate"
+#: Persona ids that are not attribute values.
+NOT_VALUES: tuple[str, ...] = (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
+
+TASK_PREFIX = "coldbias"
+#: Version of the generated tasks (``metadata.version``); bump when outputs change.
+TASK_VERSION = "1.0"
+#: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
+FILTER_NAME = "ranked"
+#: Metric key whose logged sample value is the parse payload (all metrics log the same one).
+PAYLOAD_KEY = "iou_divergence"
+#: Significance level of the excess-over-noise tests (report and plots).
+ALPHA = 0.05
+
+
+def task_name(domain: str, group: str, variant: str = "plain") -> str:
+    """``coldbias_movie_gender``, ``coldbias_movie_context_gender``, ..."""
+    middle = "" if variant == "plain" else f"_{variant}"
+    return f"{TASK_PREFIX}_{domain}{middle}_{group}"
+
+
+def group_name(domain: str | None, variant: str = "plain") -> str:
+    """lm-eval group of a domain (``coldbias_movie``) or of all domains (``coldbias``)."""
+    base = TASK_PREFIX if domain is None else f"{TASK_PREFIX}_{domain}"
+    return base if variant == "plain" else f"{base}_{variant}"
+
+
+def parse_task_name(task: str) -> tuple[str, str, str]:
+    """Inverse of :func:`task_name`: ``coldbias_{domain}[_{variant}]_{group}`` →
+    (domain, variant, group). The domain is the first word after the prefix.
+    """
+    prefix = f"{TASK_PREFIX}_"
+    rest = task[len(prefix) :] if task.startswith(prefix) else task
+    dom, _, rest = rest.partition("_")
+    variant = "plain"
+    for v in VARIANTS[1:]:
+        if rest.startswith(v + "_"):
+            variant, rest = v, rest[len(v) + 1 :]
+    return dom, variant, rest
+
+
+def is_coldbias_task(task: str) -> bool:
+    """Whether an lm-eval task or group name is one of ours."""
+    return task == TASK_PREFIX or task.startswith(f"{TASK_PREFIX}_")

@@ -1,0 +1,149 @@
+"""The layering is real: imports only go downward, no cycles, computing never renders, and a
+new domain needs only data plus one vocabulary entry."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+import coldbias_tasks
+from coldbias_tasks.core import vocabulary
+
+PACKAGE = Path(coldbias_tasks.__file__).resolve().parent
+#: layer → layers it may import (besides itself and the package root's ``__version__``)
+ALLOWED = {
+    "core": set(),
+    "lmeval": {"core"},
+    "analysis": {"core"},
+    "render": {"core", "analysis"},
+    "app": {"core", "lmeval", "analysis", "render"},
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        name = ".".join(rel.parts)
+        out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Every coldbias module ``module`` imports, at any depth of the file (lazy imports too)."""
+    found = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    modules = _modules()
+    return {m for m in found if m in modules and m != module}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ALLOWED) else None
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    loose = [m for m in _modules() if m.count(".") == 1 and m.split(".")[1] not in ALLOWED]
+    assert loose == ["coldbias_tasks.__main__"], loose
+
+
+def test_imports_only_go_downward() -> None:
+    bad = []
+    for module, path in _modules().items():
+        layer = _layer(module)
+        if layer is None:
+            continue
+        for target in _imports(path, module):
+            other = _layer(target)
+            if other is None:  # the package root: __version__ only
+                assert target == "coldbias_tasks", (module, target)
+                continue
+            if other != layer and other not in ALLOWED[layer]:
+                bad.append(f"{module} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles() -> None:
+    modules = _modules()
+    graph = {m: _imports(p, m) for m, p in modules.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt.rpartition(".")[0] == node or node.rpartition(".")[0] == nxt:
+                continue  # a package and its own submodules
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " → ".join([*stack, nxt]))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_core_and_analysis_never_import_lm_eval_or_plotting() -> None:
+    for module, path in _modules().items():
+        if _layer(module) not in ("core", "analysis"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for heavy in ("import lm_eval", "from lm_eval", "matplotlib"):
+            assert heavy not in text, f"{module} uses {heavy}"
+
+
+@pytest.fixture
+def toy_domain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fourth domain "book": a catalog file and one vocabulary entry, nothing else."""
+    catalog = tmp_path / "book.jsonl"
+    rows = [{"id": f"book-{i:03d}", "title": f"Book Number {i}"} for i in range(30)]
+    catalog.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    book = vocabulary.Domain(
+        "book", "books", "book title", "title", {"id": str, "title": str}, catalog_file=catalog
+    )
+    monkeypatch.setitem(vocabulary.DOMAINS, "book", book)
+    return tmp_path
+
+
+def test_a_new_domain_is_data_plus_one_vocabulary_entry(toy_domain: Path) -> None:
+    """Generate its tasks, run them through lm-eval with the synthetic recommender, report."""
+    import shutil
+
+    from coldbias_tasks.app.commands import build_report
+    from coldbias_tasks.core.resources import tasks_dir
+    from coldbias_tasks.lmeval import taskgen
+    from tests.synthetic import SyntheticRecommender, run_synthetic
+
+    tasks = toy_domain / "tasks"
+    shutil.copytree(tasks_dir() / "templates", tasks / "templates")
+    written = {p.relative_to(tasks).as_posix() for p in taskgen.write(tasks)}
+    assert "book/coldbias_book_gender.yaml" in written
+    assert "groups/coldbias_book.yaml" in written
+    assert "book/coldbias_book_context_gender.yaml" not in written  # no context phrase for books
+    meta = {"coldbias_n_items": 20, "coldbias_k": 4, "coldbias_repeats": 2}
+    out = toy_domain / "run"
+    results = run_synthetic(
+        SyntheticRecommender(seed=1), ["coldbias_book"], meta, out, include_path=tasks
+    )
+    assert 0.0 <= results["groups"]["coldbias_book"]["iou_divergence,ranked"] <= 1.0
+    report = build_report(out, toy_domain / "report")
+    assert {r.task.domain for r in report.reports} == {"book"}
+    prompt = results["samples"]["coldbias_book_gender"][0]["doc"]["prompt"]
+    assert "catalog of 20 books" in prompt and "Book Number" in prompt
