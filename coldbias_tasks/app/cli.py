@@ -2,6 +2,7 @@
 
 - ``coldbias eval ARGS...``: lm_eval with the coldbias tasks and defaults (:mod:`.launch`);
 - ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
+- ``coldbias doctor``: this machine's CPU, dtype, backends and the demo's time (:mod:`.doctor`);
 - ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
 - ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...``: :mod:`.commands`.
 
@@ -19,10 +20,11 @@ from coldbias_tasks.core.resources import tasks_dir
 
 __all__ = ["main"]
 
-USAGE = """usage: coldbias {eval,demo,tasks-dir,report,leaderboard} ...
+USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard} ...
 
   eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
+  doctor              what this machine can run (CPU flags, dtype, backends) and the demo's time
   tasks-dir           print the folder for lm_eval --include_path
   report OUT_DIR      tables, plots and HTML from one lm-eval output folder
   leaderboard DIR...  one row per model from many output folders
@@ -49,8 +51,16 @@ def _dispatch(command: str, rest: list[str]) -> int:
     if command == "eval":
         from coldbias_tasks.app.launch import eval_argv, run_lm_eval
 
-        run_lm_eval(eval_argv(rest))
+        notes: list[str] = []
+        argv = eval_argv(rest, notes)
+        for note in notes:
+            print(f"coldbias eval: {note}", file=sys.stderr)
+        run_lm_eval(argv)
         return 0
+    if command == "doctor":
+        from coldbias_tasks.app.doctor import main as doctor_main
+
+        return doctor_main(rest)
     if command == "demo":
         from coldbias_tasks.app.demo import main as demo_main
 

