@@ -1,4 +1,5 @@
-"""Hand-computed aggregation cases: pairing, std, SNSR/SNSV, noise floor, test, fidelity."""
+"""Hand-computed aggregation cases: pairing, std, SNSR/SNSV, noise floor, excess, the
+relabelling tests, Holm and BH, fidelity, positions."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ import math
 import pytest
 
 from coldbias_tasks.core.aggregate import (
-    AnswerRecord,
     fidelity,
     noise_floor,
-    paired_excess_test,
     positions,
     summarize_group,
     value_divergences,
 )
 from coldbias_tasks.core.exposure import exposure, exposure_gap
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.stats import benjamini_hochberg, holm, min_relabel_p, relabel_p
 
 
 def rec(persona: str, repeat: int, items: list[int], **kw) -> AnswerRecord:
@@ -67,19 +68,83 @@ def test_noise_floor_needs_two_neutral_repeats() -> None:
     assert math.isnan(floor.mean) and floor.n_pairs == 0
 
 
-def test_excess_and_p_value_by_hand() -> None:
-    values = {v.persona_id: v for v in summarize_group(RECORDS).metrics["iou"].values}
-    # d = [0 − 2/3, 1 − 2/3]; sign flips: sums −1/3, −1, 1, 1/3 → 3 of 4 ≥ −1/3
+def test_without_replicates_excess_uses_the_cross_repeat_floor_and_no_test() -> None:
+    summary = summarize_group(RECORDS).metrics["iou"]
+    values = {v.persona_id: v for v in summary.values}
+    # cross-repeat floor 2/3 in both repeats; g.a: d = [0 − 2/3, 1 − 2/3]
     assert values["g.a"].excess_over_floor == pytest.approx(-1 / 6)
-    assert values["g.a"].p_value == pytest.approx(3 / 4)
+    assert math.isnan(values["g.a"].p_value)  # the per-value test needs a replicate
+    assert summary.underpowered and math.isnan(summary.flagged_share)
 
 
-def test_sign_flip_test_extremes() -> None:
-    assert paired_excess_test([0.1, 0.2, 0.3, 0.2, 0.1]) == pytest.approx(1 / 32)
-    assert paired_excess_test([-0.1, -0.2, -0.3, -0.2, -0.1]) == pytest.approx(1.0)
-    assert math.isnan(paired_excess_test([]))
-    many = paired_excess_test([0.5] * 20)  # Monte Carlo branch, fixed seed
-    assert many < 0.001
+def test_value_test_by_hand() -> None:
+    """One repeat: value [1, 2], neutral [3, 4], replicate [3, 5]. D(A, ·) = 1, D(N, N') = 2/3.
+    Choice "A is the value": 1 − 2/3 = 1/3; "N is the value": (1 + 2/3)/2 − 1 = −1/6; same for
+    N'. p = 1/3; with the same repeat twice only (A, A) reaches 2/3 of 9 labellings: 1/9."""
+    one = [rec("neutral", 0, [3, 4]), rec("neutral.replicate", 0, [3, 5]), rec("g.a", 0, [1, 2])]
+    summary = summarize_group(one).metrics["iou"]
+    assert summary.values[0].p_value == pytest.approx(1 / 3)
+    two = [*one, *(rec(r.persona_id, 1, list(r.items)) for r in one)]
+    summary = summarize_group(two).metrics["iou"]
+    assert summary.values[0].p_value == pytest.approx(1 / 9)
+    assert summary.min_value_p == pytest.approx(1 / 9)
+    assert summary.values[0].excess_over_floor == pytest.approx(1 / 3)  # 1 − 2/3 per repeat
+
+
+def test_group_test_by_hand() -> None:
+    """Values [1, 2] twice, neutrals [3, 4] twice: of the 6 ways to pick the 2 "neutral" answers,
+    {neutrals} and {values} give statistic 1, the 4 mixed ones −1/2: p = 2/6."""
+    records = [
+        rec("neutral", 0, [3, 4]),
+        rec("neutral.replicate", 0, [3, 4]),
+        rec("g.a", 0, [1, 2]),
+        rec("g.b", 0, [1, 2]),
+    ]
+    summary = summarize_group(records).metrics["iou"]
+    assert summary.group_p == pytest.approx(2 / 6)
+    assert summary.min_group_p == pytest.approx(1 / 6)
+
+
+def test_relabel_p_enumerates_and_samples() -> None:
+    rows = [[0.3, -0.1, -0.2], [0.2, 0.0, -0.2], [0.1, 0.1, -0.2]]
+    exact = relabel_p(rows)
+    sums = sorted(a + b + c for a in rows[0] for b in rows[1] for c in rows[2])
+    assert exact == pytest.approx(sum(s >= 0.6 - 1e-12 for s in sums) / 27)
+    sampled = relabel_p(rows, max_exact=1, draws=20_000, seed=3)
+    assert sampled == pytest.approx(exact, abs=0.01)
+    assert relabel_p([[1.0, -1.0]] * 5) == pytest.approx(1 / 32)
+    assert relabel_p([[0.0, 0.0]] * 3) == 1.0  # ties count as extreme: conservative
+    assert relabel_p([[0.5, -0.5]] * 4, two_sided=True) == pytest.approx(2 / 16)
+    assert math.isnan(relabel_p([])) and math.isnan(relabel_p([[1.0]]))
+    assert min_relabel_p([4] * 5) == pytest.approx(1 / 1024)
+    assert min_relabel_p([4] * 20, max_exact=1000, draws=999) == pytest.approx(1 / 1000)
+
+
+def test_holm_and_bh_by_hand() -> None:
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert benjamini_hochberg([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.04, 0.04])
+    adjusted = holm([0.2, math.nan, 0.01])
+    assert adjusted[0] == pytest.approx(0.2) and math.isnan(adjusted[1])
+    assert adjusted[2] == pytest.approx(0.02)
+    assert holm([0.6, 0.7]) == pytest.approx([1.0, 1.0])
+
+
+def test_power_statement_follows_the_settings() -> None:
+    """Smallest Holm-adjusted p = values × (M + 2)^−R: 7 values, R = 3, M = 1 → 7/27 (cannot
+    be flagged: underpowered); R = 5, M = 3 → 7/3125 (can)."""
+
+    def group(repeats: int, replicates: int) -> AnswerRecord:
+        out = []
+        for r in range(repeats):
+            out.append(rec("neutral", r, [1, 2]))
+            out += [rec(f"neutral.replicate{'' if j == 1 else f'.{j}'}", r, [1, 3])
+                    for j in range(1, replicates + 1)]  # fmt: skip
+            out += [rec(f"g.v{v}", r, [2, 4]) for v in range(7)]
+        return summarize_group(out).metrics["iou"]
+
+    small, default = group(3, 1), group(5, 3)
+    assert small.min_adjusted_p == pytest.approx(7 / 27) and small.underpowered
+    assert default.min_adjusted_p == pytest.approx(7 / 3125) and not default.underpowered
 
 
 def test_fidelity_rates() -> None:

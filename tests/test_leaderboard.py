@@ -112,18 +112,30 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
             )
             / 2
         )
+    assert row.cells["movie_iou_excess"].value == pytest.approx(
+        means["coldbias_movie_gender"]["iou"].excess
+    )
     # attribute group pooled over domains
-    assert row.cells["group_gender_iou"].value == pytest.approx(
-        (means["coldbias_movie_gender"]["iou"].mean + means["coldbias_music_gender"]["iou"].mean)
+    assert row.cells["group_gender_iou_excess"].value == pytest.approx(
+        (
+            means["coldbias_movie_gender"]["iou"].excess
+            + means["coldbias_music_gender"]["iou"].excess
+        )
         / 2
     )
-    assert row.cells["group_physics_iou"].value == pytest.approx(
-        means["coldbias_music_physics"]["iou"].mean
+    assert row.cells["group_physics_iou_excess"].value == pytest.approx(
+        means["coldbias_music_physics"]["iou"].excess
+    )
+    assert row.cells["group_physics_flagged"].value == pytest.approx(
+        means["coldbias_music_physics"]["iou"].flagged_share
     )
     assert row.cells["overall_iou"].value == pytest.approx(
         (row.cells["movie_iou"].value + row.cells["music_iou"].value) / 2
     )
-    for key in ("movie_iou", "music_prag", "group_gender_iou", "overall_iou"):
+    assert row.cells["overall_iou_excess"].value == pytest.approx(
+        (row.cells["movie_iou_excess"].value + row.cells["music_iou_excess"].value) / 2
+    )
+    for key in ("movie_iou", "music_prag", "group_gender_iou_excess", "overall_iou_excess"):
         cell = row.cells[key]
         assert cell.ci_low <= cell.value + 1e-12 and cell.value <= cell.ci_high + 1e-12, key
     assert row.cells["task_version"].value == "1.0"
@@ -131,30 +143,34 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     assert row.cells["degenerate"].value == "no"
     directions = {c.key: c.direction for c in lb.columns}
     assert directions["movie_iou"] == "↓" and directions["exact_k_rate"] == "↑"
-    assert directions["prefix_copy_rate"] == "↓" and directions["noise_floor"] == "↓"
+    assert directions["prefix_copy_rate"] == "↓" and directions["noise_floor"] == ""
+    assert directions["overall_iou_excess"] == "↓"
     assert directions["n"] == "" and directions["model"] == ""
 
 
-def test_bootstrap_is_deterministic_and_resamples_pairs(tmp_path: Path) -> None:
+def test_bootstrap_is_deterministic_and_resamples_repeats(tmp_path: Path) -> None:
     out = write_run(tmp_path / "o", fair_tasks())
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
-    a = bootstrap.task_bootstrap(task, "iou")
-    b = bootstrap.task_bootstrap(task, "iou")
+    summary = summarize_group(task.records).metrics["iou"]
+    a = bootstrap.metric_draws(summary, task.name, "divergence")
+    b = bootstrap.metric_draws(summary, task.name, "divergence")
     assert a.shape == (bootstrap.BOOTSTRAP_RESAMPLES,) == (1000,)
     np.testing.assert_array_equal(a, b)
-    summary = summarize_group(task.records).metrics["iou"]
     assert float(np.mean(a)) == pytest.approx(summary.mean, abs=0.02)
-    # a value's draw only ever takes that value's own per-repeat divergences
-    lo = np.mean([min(v.by_repeat.values()) for v in summary.values])
-    hi = np.mean([max(v.by_repeat.values()) for v in summary.values])
-    assert lo - 1e-12 <= a.min() and a.max() <= hi + 1e-12
+    # a draw resamples whole repeats: it lies between the lowest and highest repeat means
+    repeats = sorted(summary.values[0].by_repeat)
+    per_repeat = [np.mean([v.by_repeat[r] for v in summary.values]) for r in repeats]
+    assert min(per_repeat) - 1e-12 <= a.min() and a.max() <= max(per_repeat) + 1e-12
+    excess = bootstrap.metric_draws(summary, task.name, "excess")
+    assert float(np.mean(excess)) == pytest.approx(summary.excess, abs=0.02)
     # all answers identical → zero-width interval
     same = write_run(
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
-    draws = bootstrap.task_bootstrap(copy.tasks["coldbias_movie_gender"], "serp")
+    serp = summarize_group(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
+    draws = bootstrap.metric_draws(serp, "coldbias_movie_gender", "divergence")
     assert set(draws.tolist()) == {0.0}
 
 
@@ -225,7 +241,8 @@ def test_bad_folders_are_reported_and_skipped(tmp_path: Path, capsys) -> None:
     assert code == 0
     assert "holds no coldbias task (found: arc_easy)" in err
     assert "capability results of o/x (arc_easy) match no model row" in err
-    assert f"{path}, line 15: malformed JSON" in err
+    last = len(path.read_text().splitlines())
+    assert f"{path}, line {last}: malformed JSON" in err
     assert "without --log_samples" in err
     assert "not an lm-eval output folder" in err
     assert "no such folder" in err
@@ -240,17 +257,22 @@ def test_output_files(tmp_path: Path) -> None:
     assert cli.main(["leaderboard", *map(str, dirs), "--output", str(tmp_path / "lb")]) == 0
     long = pd.read_csv(tmp_path / "lb" / "leaderboard_long.csv")
     assert list(long.columns) == ["model", "column", "value", "ci_low", "ci_high", "direction"]
-    iou = long[(long.model == "zeta/fair") & (long.column == "movie_iou")].iloc[0]
+    iou = long[(long.model == "zeta/fair") & (long.column == "movie_iou_excess")].iloc[0]
     assert iou.direction == "↓" and iou.ci_low <= float(iou.value) <= iou.ci_high
     wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
     assert wide.model.tolist() == ["zeta/fair", "alpha/biased", "org/copycat"]
-    assert {"movie_iou ↓", "movie_iou_ci_low", "exact_k_rate ↑", "n", "task_version"} <= set(
-        wide.columns
-    )
+    assert {
+        "movie_iou_excess ↓",
+        "movie_iou_excess_ci_low",
+        "movie_iou ↓",
+        "exact_k_rate ↑",
+        "n",
+        "task_version",
+    } <= set(wide.columns)
     page = (tmp_path / "lb" / "leaderboard.html").read_text()
     parser = TableParser()
     parser.feed(page)
-    assert parser.headers[0] == "model" and "movie IOU ↓" in parser.headers
+    assert parser.headers[0] == "model" and "movie IOU excess ↓" in parser.headers
     assert len(parser.rows) == 3
     assert len(re.findall(r'<th class="[^"]*sortable', page)) == len(parser.headers)
     assert "#sort=" in page and "addEventListener" in page

@@ -23,7 +23,7 @@ from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.exposure import exposure, exposure_gap
+from coldbias_tasks.core.exposure import exposure
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.vocabulary import parse_task_name
@@ -64,12 +64,13 @@ def copy_rule(persona: str, repeat: int, shown: list[int]) -> list[int]:
 
 
 def make_samples(
-    task: str, rule: Rule, repeats: int = 3, ooc: int = 0, dup: int = 0
+    task: str, rule: Rule, repeats: int = 3, ooc: int = 0, dup: int = 0, replicates: int = 1
 ) -> list[dict[str, Any]]:
     """Sample lines of one task in lm-eval's --log_samples format (one per persona × repeat)."""
     domain, variant, group = parse_task_name(task)
     catalog = load_catalog(domain)
-    personas = load_personas().group(group)
+    config = load_personas()
+    personas = config.group(group, replicates=replicates)
     lines = []
     for persona in personas:
         for repeat in range(repeats):
@@ -93,7 +94,7 @@ def make_samples(
             doc = TaskDoc(
                 persona_id=persona.id,
                 attribute_group=group,
-                user="I am a new user." if persona.is_neutral else f"I am {persona.phrase}.",
+                user=config.describe(persona, variant, domain),
                 domain=domain,
                 variant=variant,
                 repeat=repeat,
@@ -296,8 +297,15 @@ def test_csv_numbers_equal_summarize_group(built) -> None:
                 assert vr["n_repeats"] == v.n_repeats
                 assert vr["excess_over_floor"] == pytest.approx(v.excess_over_floor, abs=1e-12)
                 assert vr["p_value"] == pytest.approx(v.p_value, abs=1e-12)
-                expected = "above noise floor" if v.p_value <= 0.05 else "not distinguishable"
+                assert vr["p_adjusted"] == pytest.approx(v.p_adjusted, abs=1e-12)
+                # 3 repeats, 1 replicate: smallest p 1/27, so no gender value can be flagged
+                expected = "flagged" if v.flagged else "underpowered" if ms.underpowered else "not"
                 assert vr["verdict"].startswith(expected)
+            assert row["excess"] == pytest.approx(ms.excess, abs=1e-12)
+            assert row["excess"] == pytest.approx(results[task][f"{metric}_excess,ranked"])
+            assert row["group_p"] == pytest.approx(ms.group_p, abs=1e-12)
+            assert row["underpowered"] == ms.underpowered
+            assert row["excess_ci_low"] <= row["excess"] + 1e-12 <= row["excess_ci_high"] + 2e-12
         f = fid[fid.task == task].iloc[0]
         assert f["exact_k_rate"] == pytest.approx(summary.fidelity.exact_k_rate)
         assert f["empty_rate"] == pytest.approx(summary.fidelity.empty_rate)
@@ -306,34 +314,34 @@ def test_csv_numbers_equal_summarize_group(built) -> None:
         assert f["mean_items"] == pytest.approx(summary.fidelity.mean_items)
         assert f["invalid_pair_rate"] == pytest.approx(summary.invalid_pair_rate)
         assert f["mean_catalog_position"] == pytest.approx(summary.positions.mean_position)
+        assert f["position_bias"] == pytest.approx(results[task]["position_bias,ranked"])
         assert f["prefix_copy_rate"] == pytest.approx(summary.positions.prefix_copy_rate)
         assert f["prefix_copy_rate"] == pytest.approx(results[task]["prefix_copy_rate,ranked"])
 
 
-def test_exposure_csv_equals_exposure(built) -> None:
+def test_exposure_csv_equals_exposure_stats(built) -> None:
     _, tasks, dest, _ = built
     table = pd.read_csv(dest / "exposure.csv")
     movie = load_catalog("movie")
     records = records_of(tasks["coldbias_movie_gender"])
     shares = exposure(records, movie.categories("genres"))
-    gaps = exposure_gap(shares)
     sub = table[(table.task == "coldbias_movie_gender") & (table.field == "genres")]
-    assert len(sub) == sum(len(by_cat) for by_cat in shares.values())
+    assert set(sub.persona_id) == {p for p in shares if p.startswith("gender.")}
     for row in sub.itertuples():
         assert row.share == pytest.approx(shares[row.persona_id][row.category], abs=1e-12)
-        expected_gap = 0.0 if row.persona_id == "neutral" else gaps[row.persona_id][row.category]
-        assert row.gap_vs_neutral == pytest.approx(expected_gap, abs=1e-12)
-        assert row.neutral_share == pytest.approx(shares["neutral"][row.category], abs=1e-12)
+        # neutral share pools the neutral user and its replicate
+        assert row.diff == pytest.approx(row.share - row.neutral_share, abs=1e-12)
+        assert row.diff_ci_low <= row.diff + 1e-12 and row.diff <= row.diff_ci_high + 1e-12
+        assert 0 < row.p_value <= 1 and row.p_value <= row.q_value + 1e-12
+        assert 0 <= row.base_rate <= 1
+    shown = list(range(N_SHOWN))
+    genres = movie.categories("genres")
+    action = sum("Action" in genres[i] for i in shown) / N_SHOWN
+    base = sub[sub.category == "Action"].base_rate
+    assert (base == pytest.approx(action)).all()
     # western: boolean field, labelled Western / non-Western (Fig. 4 of the paper)
-    western = exposure(records, movie.categories("western"))
-    sub = table[(table.task == "coldbias_movie_gender") & (table.field == "western")]
-    assert set(sub.category) == {"Western", "non-Western"}
-    for row in sub[sub.category == "Western"].itertuples():
-        assert row.share == pytest.approx(western[row.persona_id]["True"], abs=1e-12)
-    # default fields per domain
-    fields = table.groupby("domain")["field"].unique()
-    assert set(fields["movie"]) == {"genres", "western"}
-    assert set(fields["music"]) == {"decade", "genre"}
+    western = table[(table.task == "coldbias_movie_gender") & (table.field == "western")]
+    assert set(western.category) <= {"Western", "non-Western"}
 
 
 def test_exposure_option_picks_fields(tmp_path: Path, capsys) -> None:
@@ -394,8 +402,8 @@ def test_provenance_in_every_output(built) -> None:
 def test_radar_compares_variants(built) -> None:
     _, _, dest, _ = built
     page = (dest / "report.html").read_text()
-    assert "movie / gender: IOU divergence per value, variants present: plain, context" in page
-    assert "music / physics: IOU divergence per value, variants present: plain " in page
+    assert "movie / gender: raw IOU divergence per value, variants present: plain, context" in page
+    assert "music / physics: raw IOU divergence per value, variants present: plain " in page
     series = report_page._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
     assert list(series) == ["plain", "context"]
     assert set(series["plain"]) == {"girl", "boy", "female", "male"}
@@ -513,8 +521,8 @@ def test_report_cli_dispatch(tmp_path: Path, capsys) -> None:
     out = small_run(tmp_path)
     assert cli.main(["report", str(out), "--output", str(tmp_path / "r")]) == 0
     printed = capsys.readouterr().out
-    assert "coldbias_music_physics: IOU divergence" in printed
-    assert "most divergent: physics." in printed
+    assert "coldbias_music_physics: IOU excess" in printed
+    assert "raw divergence" in printed and "noise floor" in printed
     assert (tmp_path / "r" / "report.html").exists()
 
 

@@ -11,7 +11,7 @@ from coldbias_tasks.app import launch, vllm_shim
 from coldbias_tasks.core import vocabulary
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import ModelError, PersonaError, SettingsError
-from coldbias_tasks.core.personas import describe, load_personas
+from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.lmeval import taskgen
@@ -49,23 +49,40 @@ def manager():
     return TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=SMALL)
 
 
+def _groups(kinds: tuple[str, ...]) -> list[str]:
+    return [name for name, g in load_personas().groups.items() if g.kind in kinds]
+
+
 def test_every_task_group_and_tag_is_indexed(manager) -> None:
-    groups = list(load_personas().groups)
+    config = load_personas()
+    explicit = _groups(("attribute", "control"))
+    intersections = _groups(("intersection",))
     for variant in ("plain", "context", "mitigation"):
         for domain in vocabulary.DOMAINS:
             assert vocabulary.group_name(domain, variant) in manager.all_groups
-            for group in groups:
+            for group in explicit + (intersections if variant == "plain" else []):
                 assert vocabulary.task_name(domain, group, variant) in manager.all_subtasks
         assert vocabulary.group_name(None, variant) in manager.all_groups
+    for domain in vocabulary.DOMAINS:
+        for group in config.implicit:
+            assert vocabulary.task_name(domain, group, "implicit") in manager.all_subtasks
     assert "coldbias_all" in manager.all_tags
-    assert len(manager.all_subtasks) == 3 * 3 * len(groups)
+    per_domain = 3 * len(explicit) + len(intersections) + len(config.implicit)
+    assert len(manager.all_subtasks) == 3 * per_domain
+
+
+def test_domain_means_count_attribute_groups_only(manager) -> None:
+    """Placebo, intersections and implicit tasks are not averaged into coldbias_movie."""
+    members = set(manager.load(["coldbias_movie"])["tasks"])
+    assert members == {vocabulary.task_name("movie", g) for g in _groups(("attribute",))}
+    assert "coldbias_movie_placebo" in manager.all_subtasks
 
 
 @pytest.mark.parametrize("group", ["coldbias", "coldbias_context", "coldbias_mitigation"])
 def test_groups_load_with_neutral_first_in_every_task(manager, group: str) -> None:
     loaded = manager.load([group])
     tasks = loaded["tasks"]
-    assert len(tasks) == 3 * len(load_personas().groups)
+    assert len(tasks) == 3 * len(_groups(("attribute",)))
     for name, task in tasks.items():
         docs = list(task.test_docs())
         assert docs[0]["persona_id"] == "neutral", name
@@ -80,9 +97,11 @@ def test_limit_keeps_neutral_repeats_then_replicates() -> None:
     replicates = docs[repeats : 2 * repeats]
     assert [d.persona_id for d in replicates] == ["neutral.replicate"] * repeats
     assert [d.prompt for d in replicates] == [d.prompt for d in docs[:repeats]]
-    plain = build_docs("music", "gender", "plain", {**SMALL, "coldbias_replicate": "false"})
-    assert "neutral.replicate" not in {d.persona_id for d in plain}
-    assert len(docs) - len(plain) == repeats
+    third = docs[3 * repeats : 4 * repeats]
+    assert [d.persona_id for d in third] == ["neutral.replicate.3"] * repeats  # default: 3
+    plain = build_docs("music", "gender", "plain", {**SMALL, "coldbias_replicates": 0})
+    assert not any(d.persona_id.startswith("neutral.replicate") for d in plain)
+    assert len(docs) - len(plain) == 3 * repeats
 
 
 def test_same_seed_same_prompts_other_seed_other_order() -> None:
@@ -135,9 +154,10 @@ def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
 
 def test_context_and_mitigation_variants() -> None:
     config = load_personas()
-    girl = config.group("gender")[1]
-    assert describe(girl, "context", "movie", config) == "I am a girl and an action movie fan."
-    assert describe(config.neutral, "context", "music", config) == "I am a rock fan."
+    neutral, girl = config.group("gender")[0], config.group("gender")[1]
+    assert config.describe(girl, "context", "movie") == "I am a girl and an action movie fan."
+    assert config.describe(neutral, "context", "music") == "I am a rock fan."
+    assert config.describe(neutral, "plain", "music") == "I am a new user."
     mitigation = build_docs("music", "gender", "mitigation", SMALL)[0].prompt
     assert "do not let personal attributes" in mitigation
     assert (
@@ -148,7 +168,7 @@ def test_context_and_mitigation_variants() -> None:
 
 def test_persona_ids_unique_across_groups() -> None:
     config = load_personas()
-    ids = [p.id for group in config.groups.values() for p in group]
+    ids = [p.id for group in config.groups.values() for p in group.values]
     assert len(ids) == len(set(ids))
     assert "country.american" in ids and "continent.american" in ids
 
@@ -158,8 +178,8 @@ def test_unknown_group_and_bad_settings_are_clear() -> None:
         build_docs("movie", "language", "plain", SMALL)
     with pytest.raises(SettingsError, match="coldbias_order"):
         Settings.from_metadata({"coldbias_order": "random"})
-    with pytest.raises(SettingsError, match="n_items ≥ k"):
-        Settings.from_metadata({"coldbias_k": 50, "coldbias_n_items": 10})
+    with pytest.raises(SettingsError, match=r"coldbias_k=50: only 10 items are shown"):
+        build_docs("movie", "gender", "plain", {"coldbias_k": 50, "coldbias_n_items": 10})
     with pytest.raises(SettingsError, match="unknown variant"):
         build_docs("movie", "gender", "debiased", SMALL)
 
@@ -250,7 +270,10 @@ def test_aggregations_read_the_group_summary() -> None:
     expected = {
         "iou_divergence": summary.metrics["iou"].mean,
         "prag_snsv": summary.metrics["prag"].snsv,
-        "serp_noise_floor": summary.metrics["serp"].noise_floor.mean,
+        "serp_excess": summary.metrics["serp"].excess,
+        "iou_group_p": summary.metrics["iou"].group_p,
+        "prag_flagged_share": summary.metrics["prag"].flagged_share,
+        "position_bias": summary.positions.position_bias,
         "prefix_copy_rate": summary.positions.prefix_copy_rate,
         "exact_k_rate": summary.fidelity.exact_k_rate,
     }
@@ -327,3 +350,13 @@ def test_domain_yamls_carry_the_default_budget() -> None:
     for domain in vocabulary.DOMAINS:
         text = (tasks_dir() / domain / f"_{domain}_yaml").read_text()
         assert f"max_gen_toks: {domain_budget(domain, {})}\n" in text
+
+
+def test_every_lm_eval_metric_has_a_true_direction() -> None:
+    """Directionless quantities (floors, spreads, the mean position) are not lm-eval metrics."""
+    names = set(METRICS)
+    for gone in ("iou_noise_floor", "iou_cross_repeat_floor", "mean_catalog_position"):
+        assert gone not in names
+    assert not any(n.endswith("_std") for n in names)
+    up = {n for n, (_, higher) in METRICS.items() if higher}
+    assert up == {"exact_k_rate", "fill_rate", "iou_group_p", "serp_group_p", "prag_group_p"}

@@ -20,16 +20,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from coldbias_tasks.analysis.bootstrap import (
-    BOOTSTRAP_RESAMPLES,
-    interval,
-    task_bootstrap,
-)
+from coldbias_tasks.analysis.bootstrap import BOOTSTRAP_RESAMPLES, interval, metric_draws
 from coldbias_tasks.analysis.runs import ModelResults, Run, TaskData, pool_runs, scan_folder
-from coldbias_tasks.core.aggregate import fidelity, positions, summarize_group
+from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons
-from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
+from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
     "Cell",
@@ -91,15 +87,17 @@ class Leaderboard:
     messages: list[str] = field(default_factory=list)
 
 
-def _mean_cell(
-    tasks: Sequence[TaskData], metric: str, means: dict[str, float], draws: dict[str, np.ndarray]
-) -> Cell:
-    """Mean over ``tasks`` of their task means, with the bootstrap interval of that mean."""
-    names = [t.name for t in tasks if not math.isnan(means[t.name])]
-    if not names:
-        return Cell(math.nan)
-    value = float(np.mean([means[n] for n in names]))
-    low, high = interval(np.mean(np.vstack([draws[n] for n in names]), axis=0))
+def _combine(values: Sequence[float], draws: Sequence[np.ndarray]) -> tuple[float, np.ndarray]:
+    """Mean of ``values`` (NaN ones left out, with their draws) and its bootstrap draws (the
+    parts' draws averaged draw by draw); NaN and no draws when nothing is left."""
+    keep = [(v, d) for v, d in zip(values, draws) if not math.isnan(v)]
+    if not keep:
+        return math.nan, np.full(1, math.nan)
+    return float(np.mean([v for v, _ in keep])), np.mean(np.vstack([d for _, d in keep]), axis=0)
+
+
+def _cell_of(value: float, draws: np.ndarray) -> Cell:
+    low, high = interval(draws)
     return Cell(value, low, high)
 
 
@@ -107,53 +105,107 @@ def _variant_suffix(variant: str) -> str:
     return "" if variant == "plain" else f"_{variant}"
 
 
-# --- building --------------------------------------------------------------------------------
+@dataclass
+class _Stats:
+    """One task's summary, with the repeat-bootstrap draws the leaderboard needs."""
+
+    task: TaskData
+    summary: GroupSummary
+    draws: dict[tuple[str, str], np.ndarray]
+
+    def value(self, metric: str, kind: str) -> float:
+        ms = self.summary.metrics[metric]
+        return ms.excess if kind == "excess" else ms.mean
+
+
+def _task_stats(task: TaskData, resamples: int) -> _Stats:
+    summary = summarize_group(task.records)
+    draws = {
+        (m, kind): metric_draws(summary.metrics[m], task.name, kind, resamples)
+        for m in SIMILARITY_NAMES
+        for kind in ("excess", "divergence")
+    }
+    return _Stats(task, summary, draws)
+
+
+def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, np.ndarray]:
+    return _combine(
+        [s.value(metric, kind) for s in stats], [s.draws[(metric, kind)] for s in stats]
+    )
+
+
+def _cell(stats: Sequence[_Stats], metric: str, kind: str) -> Cell:
+    return _cell_of(*_pooled(stats, metric, kind))
 
 
 def build_rows(
     models: Sequence[ModelResults], resamples: int = BOOTSTRAP_RESAMPLES
 ) -> tuple[list[Column], list[Row]]:
     """Columns (only those with data) and rows, sorted: non-degenerate first, then by the
-    overall IOU divergence (lower first), then by name.
+    overall IOU excess (lower first), then by name.
+
+    Domain figures average the attribute groups of the domain (as lm-eval's domain groups do:
+    the placebo, intersections and implicit tasks are columns of their own).
     """
     domains: dict[str, tuple[str, str]] = {}  # key → (domain, variant)
     groups: dict[str, tuple[str, str]] = {}
+    placebo_domains: set[str] = set()
     extra: dict[str, tuple[str, str, bool | None]] = {}
     rows = []
     for model in models:
         row = Row(model)
-        means: dict[str, dict[str, float]] = {m: {} for m in SIMILARITY_NAMES}
-        draws: dict[str, dict[str, np.ndarray]] = {m: {} for m in SIMILARITY_NAMES}
-        floors = []
-        by_domain: dict[str, list[TaskData]] = defaultdict(list)
-        by_group: dict[str, list[TaskData]] = defaultdict(list)
-        for task in model.tasks.values():
-            summary = summarize_group(task.records)
+        stats = [_task_stats(t, resamples) for t in model.tasks.values()]
+        by_domain: dict[str, list[_Stats]] = defaultdict(list)
+        by_group: dict[str, list[_Stats]] = defaultdict(list)
+        placebo: dict[str, _Stats] = {}
+        for s in stats:
+            t = s.task
+            gkey = f"{t.group}{_variant_suffix(t.variant)}"
+            groups[gkey] = (t.group, t.variant)
+            by_group[gkey].append(s)
+            if t.group == PLACEBO_GROUP and t.variant == "plain":
+                placebo[t.domain] = s
+                placebo_domains.add(t.domain)
+            if _counted(t):
+                dkey = f"{t.domain}{_variant_suffix(t.variant)}"
+                domains[dkey] = (t.domain, t.variant)
+                by_domain[dkey].append(s)
+        plain = [k for k in by_domain if domains[k][1] == "plain"]
+        for dkey, members in by_domain.items():
+            row.cells[f"{dkey}_iou_excess"] = _cell(members, "iou", "excess")
             for m in SIMILARITY_NAMES:
-                means[m][task.name] = summary.metrics[m].mean
-                draws[m][task.name] = task_bootstrap(task, m, resamples)
-            floors.append(summary.metrics["iou"].noise_floor.mean)
-            dkey = f"{task.domain}{_variant_suffix(task.variant)}"
-            gkey = f"{task.group}{_variant_suffix(task.variant)}"
-            domains[dkey] = (task.domain, task.variant)
-            groups[gkey] = (task.group, task.variant)
-            by_domain[dkey].append(task)
-            by_group[gkey].append(task)
-        plain_domains = [k for k in by_domain if domains[k][1] == "plain"] or list(by_domain)
-        for m in SIMILARITY_NAMES:
-            for dkey, tasks in by_domain.items():
-                row.cells[f"{dkey}_{m}"] = _mean_cell(tasks, m, means[m], draws[m])
-        row.cells["overall_iou"] = _overall_cell(plain_domains, by_domain, means["iou"], draws)
-        for gkey, tasks in by_group.items():
-            row.cells[f"group_{gkey}_iou"] = _mean_cell(tasks, "iou", means["iou"], draws["iou"])
+                row.cells[f"{dkey}_{m}"] = _cell(members, m, "divergence")
+            domain = domains[dkey][0]
+            if domains[dkey][1] == "plain" and domain in placebo:
+                p = placebo[domain]
+                p_value, p_draws = p.value("iou", "excess"), p.draws[("iou", "excess")]
+                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_draws)
+                value, draws = _pooled(members, "iou", "excess")
+                row.cells[f"{domain}_iou_over_placebo"] = _cell_of(value - p_value, draws - p_draws)
+        for key, kind in (("overall_iou_excess", "excess"), ("overall_iou", "divergence")):
+            row.cells[key] = _overall(plain, by_domain, kind)
+        for gkey, members in by_group.items():
+            row.cells[f"group_{gkey}_iou_excess"] = _cell(members, "iou", "excess")
+            shares = [s.summary.metrics["iou"].flagged_share for s in members]
+            finite = [x for x in shares if not math.isnan(x)]
+            row.cells[f"group_{gkey}_flagged"] = Cell(
+                float(np.mean(finite)) if finite else math.nan
+            )
+        flagged = [d for d, p in placebo.items() if _placebo_clearly_above_zero(p)]
+        if placebo:
+            row.cells["placebo_flag"] = Cell(
+                ("yes: " + ", ".join(sorted(flagged))) if flagged else "no"
+            )
         records = [r for t in model.tasks.values() for r in t.records]
         fid, pos = fidelity(records), positions(records)
+        floors = [s.summary.metrics["iou"].noise_floor.mean for s in stats]
         finite_floors = [f for f in floors if not math.isnan(f)]
         row.cells["exact_k_rate"] = Cell(fid.exact_k_rate)
         row.cells["fill_rate"] = Cell(fid.fill_rate)
         row.cells["out_of_catalog_rate"] = Cell(fid.out_of_catalog_rate)
         row.cells["duplicate_rate"] = Cell(fid.duplicate_rate)
         row.cells["prefix_copy_rate"] = Cell(pos.prefix_copy_rate)
+        row.cells["position_bias"] = Cell(pos.position_bias)
         row.cells["noise_floor"] = Cell(
             float(np.mean(finite_floors)) if finite_floors else math.nan
         )
@@ -177,9 +229,19 @@ def build_rows(
             else:
                 row.cells[key] = Cell(metric.value)
         rows.append(row)
-    columns = _columns(domains, groups, extra)
+    columns = _columns(domains, groups, placebo_domains, extra)
     rows.sort(key=_sort_key)
     return columns, rows
+
+
+def _counted(task: TaskData) -> bool:
+    """Whether a task counts in its domain's figures (attribute groups, explicit variants)."""
+    return task.group != PLACEBO_GROUP and "_x_" not in task.group and task.variant != "implicit"
+
+
+def _placebo_clearly_above_zero(p: _Stats) -> bool:
+    low, _ = interval(p.draws[("iou", "excess")])
+    return not math.isnan(low) and low > 0
 
 
 def _settings(tasks: Iterable[TaskData]) -> str:
@@ -193,26 +255,21 @@ def _settings(tasks: Iterable[TaskData]) -> str:
 
     return (
         f"k={joined(t.k for t in tasks)}, {joined(t.n_shown for t in tasks)} shown, "
-        f"{joined(t.order for t in tasks)}, {joined(t.repeats for t in tasks)} repeats"
+        f"{joined(t.order for t in tasks)}, {joined(t.repeats for t in tasks)} repeats, "
+        f"template {joined(t.template for t in tasks)} ({joined(t.language for t in tasks)})"
     )
 
 
-def _overall_cell(
-    keys: Sequence[str],
-    by_domain: dict[str, list[TaskData]],
-    means: dict[str, float],
-    draws: dict[str, dict[str, np.ndarray]],
-) -> Cell:
-    """Mean over domains (plain variant) of the domain IOU divergence, each domain weighted
-    equally, with the bootstrap interval of that mean.
-    """
+def _overall(keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str) -> Cell:
+    """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
+    equally, with the bootstrap interval of that mean."""
     values, samples = [], []
     for key in keys:
-        names = [t.name for t in by_domain[key] if not math.isnan(means[t.name])]
-        if not names:
+        members = [s for s in by_domain[key] if not math.isnan(s.value("iou", kind))]
+        if not members:
             continue
-        values.append(np.mean([means[n] for n in names]))
-        samples.append(np.mean(np.vstack([draws["iou"][n] for n in names]), axis=0))
+        values.append(np.mean([s.value("iou", kind) for s in members]))
+        samples.append(np.mean(np.vstack([s.draws[("iou", kind)] for s in members]), axis=0))
     if not values:
         return Cell(math.nan)
     low, high = interval(np.mean(np.vstack(samples), axis=0))
@@ -220,7 +277,7 @@ def _overall_cell(
 
 
 def _sort_key(row: Row) -> tuple[bool, float, str]:
-    overall = row.number("overall_iou")
+    overall = row.number("overall_iou_excess")
     return (bool(row.degenerate), math.inf if math.isnan(overall) else overall, row.label)
 
 
@@ -231,6 +288,7 @@ _DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
 def _columns(
     domains: dict[str, tuple[str, str]],
     groups: dict[str, tuple[str, str]],
+    placebo_domains: set[str],
     extra: dict[str, tuple[str, str, bool | None]],
 ) -> list[Column]:
     cols = [
@@ -242,25 +300,64 @@ def _columns(
             description="fails the fidelity rules: divergences not interpretable as fairness",
         ),
         Column(
-            "overall_iou",
-            "IOU divergence (all domains)",
+            "overall_iou_excess",
+            "IOU excess (all domains)",
             DOWN,
-            description="mean over domains (plain variant) of the domain IOU divergence",
+            description="headline: mean over domains of the IOU divergence beyond the "
+            "same-prompt noise floor (0 = no more than sampling noise)",
+        ),
+        Column(
+            "overall_iou",
+            "raw IOU divergence (all domains)",
+            DOWN,
+            description="paper-comparable raw divergence (contains sampling noise)",
         ),
     ]
     order = sorted(
-        domains, key=lambda k: (_VARIANT_ORDER.get(domains[k][1], 9), _DOMAIN_ORDER.get(k, 9), k)
+        domains,
+        key=lambda k: (
+            _VARIANT_ORDER.get(domains[k][1], 9),
+            _DOMAIN_ORDER.get(domains[k][0], 9),
+            k,
+        ),
     )
     for dkey in order:
         domain, variant = domains[dkey]
         name = domain if variant == "plain" else f"{domain} ({variant})"
+        cols.append(
+            Column(
+                f"{dkey}_iou_excess",
+                f"{name} IOU excess",
+                DOWN,
+                description=f"IOU excess over the noise floor, mean over {name} attribute tasks",
+            )
+        )
+        if variant == "plain" and domain in placebo_domains:
+            cols.append(
+                Column(
+                    f"{domain}_placebo_iou_excess",
+                    f"{domain} placebo IOU excess",
+                    DOWN,
+                    description="the placebo control's excess: how much any extra sentence "
+                    "moves the list",
+                )
+            )
+            cols.append(
+                Column(
+                    f"{domain}_iou_over_placebo",
+                    f"{domain} IOU excess over placebo",
+                    DOWN,
+                    description="domain IOU excess minus the placebo's",
+                )
+            )
         for m in SIMILARITY_NAMES:
             cols.append(
                 Column(
                     f"{dkey}_{m}",
-                    f"{name} {m.upper()}",
+                    f"{name} raw {m.upper()}",
                     DOWN,
-                    description=f"{m.upper()} divergence, mean over {name} attribute tasks",
+                    description=f"raw {m.upper()} divergence (paper-comparable), mean over "
+                    f"{name} attribute tasks",
                 )
             )
     gorder = sorted(groups, key=lambda k: (_VARIANT_ORDER.get(groups[k][1], 9), k))
@@ -269,10 +366,28 @@ def _columns(
         name = group if variant == "plain" else f"{group} ({variant})"
         cols.append(
             Column(
-                f"group_{gkey}_iou",
-                f"{name} IOU",
+                f"group_{gkey}_iou_excess",
+                f"{name} IOU excess",
                 DOWN,
-                description=f"IOU divergence of the {name} attribute group, mean over domains",
+                description=f"IOU excess of the {name} group, mean over domains",
+            )
+        )
+        cols.append(
+            Column(
+                f"group_{gkey}_flagged",
+                f"{name} flagged share",
+                DOWN,
+                description=f"share of {name} values flagged after Holm (IOU), mean over domains",
+            )
+        )
+    if placebo_domains:
+        cols.append(
+            Column(
+                "placebo_flag",
+                "placebo flag",
+                numeric=False,
+                description="domains whose placebo excess is clearly above zero (the 95 % "
+                "interval excludes 0): lists react to any extra words",
             )
         )
     cols += [
@@ -282,14 +397,24 @@ def _columns(
         Column("duplicate_rate", "duplicate rate", DOWN, description="entries"),
         Column("prefix_copy_rate", "prefix-copy rate", DOWN, description="catalog-order copying"),
         Column(
+            "position_bias",
+            "position bias",
+            DOWN,
+            description="distance of the mean shown position from position-blind (0 = blind)",
+        ),
+        Column(
             "noise_floor",
             "IOU noise floor",
-            DOWN,
-            description="neutral vs a second neutral answer to the same prompt",
+            description="neutral vs more answers to the same prompt (descriptive: no direction)",
         ),
         Column("n", "n", description="answers (all tasks, all pooled runs)"),
         Column("task_version", "task version", numeric=False),
-        Column("settings", "settings", numeric=False, description="k, items shown, order, repeats"),
+        Column(
+            "settings",
+            "settings",
+            numeric=False,
+            description="k, items shown, order, repeats, template (language)",
+        ),
     ]
     for key in sorted(extra):
         task, metric, better = extra[key]

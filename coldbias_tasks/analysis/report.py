@@ -1,10 +1,18 @@
-"""The report's numbers: per-task summaries, exposure shares and the CSV tables.
+"""The report's numbers: per-task summaries, tests, exposure statistics and the CSV tables.
 
 All numbers are recomputed from the logged answers with
 :func:`coldbias_tasks.core.aggregate.summarize_group` and
-:func:`coldbias_tasks.core.exposure.exposure`, so they equal the lm-eval aggregations of the
-run. Rendering (plots, HTML, the terminal summary) is in :mod:`coldbias_tasks.render`; writing
-the files in :mod:`coldbias_tasks.app.commands`.
+:func:`coldbias_tasks.core.exposure.exposure_stats`, so they equal the lm-eval aggregations of
+the run; intervals are repeat-cluster bootstraps (:mod:`.bootstrap`). Rendering (plots, HTML,
+the terminal summary) is in :mod:`coldbias_tasks.render`; writing files in
+:mod:`coldbias_tasks.app.commands`.
+
+Tables (one CSV each): ``values`` (per value: raw divergence, excess, p, Holm-adjusted p,
+verdict), ``groups`` (per task: raw divergence and FaiRLLM's SNSR/SNSV, excess with interval,
+group test, flagged share, power), ``fidelity``, ``exposure`` (signed, tested), ``controls``
+(each group's excess next to the placebo's, and the excess over placebo), ``intersections``
+(combined excess next to the single-attribute ones, and the interaction) and ``implicit``
+(first-name vs explicit excess per group).
 """
 
 from __future__ import annotations
@@ -14,45 +22,63 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from coldbias_tasks.analysis.bootstrap import (
+    BOOTSTRAP_RESAMPLES,
+    interval,
+    metric_draws,
+    per_value_draws,
+)
 from coldbias_tasks.analysis.runs import ModelResults, TaskData
-from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize_group
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.exposure import exposure, exposure_gap
+from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.quality import degenerate_reasons
-from coldbias_tasks.core.vocabulary import ALPHA, DOMAINS, NEUTRAL_ID, VARIANTS
+from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
-    "EXPOSURE_COLUMNS",
     "IDENT_COLUMNS",
     "TaskReport",
     "analyze",
+    "controls_table",
     "exposure_table",
     "fidelity_table",
     "groups_table",
+    "implicit_table",
+    "intersections_table",
     "most_divergent",
+    "placebo_flag",
     "tables",
     "task_order",
+    "value_verdict",
     "values_table",
 ]
 
 
 @dataclass
 class TaskReport:
-    """Everything reported for one (model, task)."""
+    """Everything reported for one (model, task): the summary, its bootstrap draws per
+    (metric, kind ∈ {excess, divergence}), per-value excess draws, exposure statistics per
+    field, and notes."""
 
     model: ModelResults
     task: TaskData
     summary: GroupSummary
-    exposure: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    exposure: dict[str, list[ExposureStat]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    draws: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    value_draws: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
     @property
     def degenerate(self) -> list[str]:
         """:func:`~coldbias_tasks.core.quality.degenerate_reasons` of the task's answers."""
         return degenerate_reasons(self.summary.fidelity, self.summary.positions)
+
+    def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
+        return interval(self.draws[(metric, kind)])
 
 
 def _category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[int, list[str]]:
@@ -66,8 +92,10 @@ def _category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[
     return dict(cats)
 
 
-def _exposure(task: TaskData, fields: Sequence[str] | None) -> tuple[dict, list[str]]:
-    """field → persona → category → share, for the task's catalog; notes on skipped fields."""
+def _exposure(
+    task: TaskData, fields: Sequence[str] | None, resamples: int
+) -> tuple[dict[str, list[ExposureStat]], list[str]]:
+    """field → exposure statistics, for the task's catalog; notes on skipped fields."""
     spec = DOMAINS.get(task.domain)
     wanted = list(fields) if fields else list(spec.exposure_fields if spec else ())
     if not wanted:
@@ -82,45 +110,88 @@ def _exposure(task: TaskData, fields: Sequence[str] | None) -> tuple[dict, list[
             f"({catalog.sha256[:10]} ≠ {task.catalog_sha256[:10]}), item ids may not match"
         ]
     out, notes = {}, []
+    shown = task.shown or tuple(range(len(catalog)))
     for name in wanted:
         if name not in catalog.table.columns:
             if fields:
                 notes.append(f"exposure field {name!r} not in catalog {task.catalog!r}")
             continue
         cats = _category_labels(name, catalog.categories(name))
-        out[name] = exposure(task.records, cats)
+        out[name] = exposure_stats(task.records, cats, shown, resamples=resamples)
     return out, notes
 
 
-def task_order(task: TaskData) -> tuple[int, str, str, int, str]:
-    """Domains in :data:`DOMAINS` order; then attribute group; then :data:`VARIANTS` order."""
-    domains, variants = list(DOMAINS), VARIANTS
+def task_order(task: TaskData) -> tuple[int, str, int, str, str]:
+    """Domains in :data:`DOMAINS` order; then variant in :data:`VARIANTS` order; then group."""
+    domains = list(DOMAINS)
     return (
         domains.index(task.domain) if task.domain in domains else len(domains),
         task.domain,
+        VARIANTS.index(task.variant) if task.variant in VARIANTS else len(VARIANTS),
         task.group,
-        variants.index(task.variant) if task.variant in variants else len(variants),
         task.name,
     )
 
 
 def analyze(
-    models: Sequence[ModelResults], exposure_fields: Sequence[str] | None = None
+    models: Sequence[ModelResults],
+    exposure_fields: Sequence[str] | None = None,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> list[TaskReport]:
-    """Summaries (and exposure) of every task of every model, in model then task order."""
+    """Summaries, draws and exposure of every task of every model, in model then task order."""
     reports = []
     for model in models:
         for task in sorted(model.tasks.values(), key=task_order):
-            shares, notes = _exposure(task, exposure_fields)
-            reports.append(TaskReport(model, task, summarize_group(task.records), shares, notes))
+            summary = summarize_group(task.records)
+            stats, notes = _exposure(task, exposure_fields, resamples)
+            draws = {
+                (m, kind): metric_draws(summary.metrics[m], task.name, kind, resamples)
+                for m in summary.metrics
+                for kind in ("excess", "divergence")
+            }
+            by_value = {
+                m: per_value_draws(
+                    {v.persona_id: v.excess_by_repeat for v in ms.values},
+                    f"{task.name}:{m}:values",
+                    resamples,
+                )
+                for m, ms in summary.metrics.items()
+            }
+            reports.append(TaskReport(model, task, summary, stats, notes, draws, by_value))
     return reports
+
+
+# --- verdicts --------------------------------------------------------------------------------
+
+
+def value_verdict(ms: MetricSummary, p_adjusted: float, flagged: bool) -> str:
+    """The per-value verdict: flagged, not flagged, underpowered or n/a (no test possible)."""
+    if math.isnan(p_adjusted):
+        return "n/a: no neutral replicate to test against (coldbias_replicates ≥ 1)"
+    if flagged:
+        return f"flagged: above the noise floor (Holm-adjusted p ≤ α = {ms.alpha:g})"
+    if ms.underpowered:
+        return (
+            f"underpowered: the smallest attainable adjusted p is {ms.min_adjusted_p:.3g} > "
+            f"α = {ms.alpha:g} with these repeats and replicates"
+        )
+    return f"not flagged (adjusted p > α = {ms.alpha:g})"
+
+
+def _group_verdict(ms: MetricSummary) -> str:
+    if math.isnan(ms.group_p):
+        return "n/a"
+    if ms.group_p <= ms.alpha:
+        return f"group diverges beyond noise (p ≤ {ms.alpha:g})"
+    if ms.min_group_p > ms.alpha:
+        return "underpowered"
+    return "not distinguishable from noise"
 
 
 # --- tables ----------------------------------------------------------------------------------
 
 
 IDENT_COLUMNS = ("model", "task", "task_version", "domain", "variant", "attribute_group")
-EXPOSURE_COLUMNS = ("persona_id", "field", "category", "share", "neutral_share", "gap_vs_neutral")
 
 
 def _ident(rep: TaskReport) -> dict[str, Any]:
@@ -135,18 +206,15 @@ def _ident(rep: TaskReport) -> dict[str, Any]:
     }
 
 
-def _verdict(p: float) -> str:
-    if math.isnan(p):
-        return "n/a (fewer than 2 neutral repeats)"
-    return "above noise floor" if p <= ALPHA else "not distinguishable from noise"
-
-
 def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per (task, attribute value, metric): divergence mean/std over repeats and the test."""
+    """Per (task, attribute value, metric): raw divergence, excess, tests and verdict."""
     rows = []
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
+            draws = rep.value_draws.get(metric, {})
             for v in sorted(ms.values, key=lambda v: v.persona_id):
+                low, high = interval(draws[v.persona_id]) if v.persona_id in draws else (
+                    math.nan, math.nan)  # fmt: skip
                 rows.append(
                     {
                         **_ident(rep),
@@ -157,24 +225,32 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                         "n_repeats": v.n_repeats,
                         "noise_floor": ms.noise_floor.mean,
                         "excess_over_floor": v.excess_over_floor,
+                        "excess_ci_low": low,
+                        "excess_ci_high": high,
                         "p_value": v.p_value,
-                        "alpha": ALPHA,
-                        "verdict": _verdict(v.p_value),
+                        "p_adjusted": v.p_adjusted,
+                        "alpha": ms.alpha,
+                        "flagged": v.flagged,
+                        "verdict": value_verdict(ms, v.p_adjusted, v.flagged),
                     }
                 )
     return pd.DataFrame(rows)
 
 
 def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per (task, metric): mean over values, std over repeats, SNSR, SNSV, noise floor."""
+    """Per (task, metric): raw divergence (paper-comparable), excess with interval, tests."""
     rows = []
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
+            low, high = rep.interval(metric, "excess")
+            d_low, d_high = rep.interval(metric, "divergence")
             rows.append(
                 {
                     **_ident(rep),
                     "metric": metric,
                     "mean": ms.mean,
+                    "mean_ci_low": d_low,
+                    "mean_ci_high": d_high,
                     "std": ms.std,
                     "snsr": ms.snsr,
                     "snsv": ms.snsv,
@@ -183,8 +259,19 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                     "noise_floor_pairs": ms.noise_floor.n_pairs,
                     "noise_floor_kind": ms.noise_floor.kind,
                     "cross_repeat_floor": ms.noise_floor.cross_repeat_mean,
+                    "excess": ms.excess,
+                    "excess_ci_low": low,
+                    "excess_ci_high": high,
+                    "group_p": ms.group_p,
+                    "min_group_p": ms.min_group_p,
+                    "group_verdict": _group_verdict(ms),
+                    "flagged_share": ms.flagged_share,
+                    "min_adjusted_p": ms.min_adjusted_p,
+                    "underpowered": ms.underpowered,
+                    "alpha": ms.alpha,
                     "n_values": len(ms.values),
                     "n_repeats": len(rep.summary.repeats),
+                    "n_replicates": rep.summary.n_replicates,
                 }
             )
     return pd.DataFrame(rows)
@@ -208,6 +295,7 @@ def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                 "mean_items": f.mean_items,
                 "invalid_pair_rate": rep.summary.invalid_pair_rate,
                 "mean_catalog_position": p.mean_position,
+                "position_bias": p.position_bias,
                 "prefix_copy_rate": p.prefix_copy_rate,
                 "degenerate": bool(reasons),
                 "degenerate_reasons": "; ".join(reasons),
@@ -216,44 +304,192 @@ def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+EXPOSURE_COLUMNS = (
+    "persona_id", "field", "category", "share", "neutral_share", "diff", "diff_ci_low",
+    "diff_ci_high", "p_value", "q_value", "base_rate", "jsd", "jsd_floor", "n_repeats",
+)  # fmt: skip
+
+
 def exposure_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per (task, persona, field, category): share of recommended items and gap vs neutral."""
+    """Per (task, value, field, category): signed exposure difference from the neutral answers
+    with its interval, relabelling p and BH q, the base rate, and the JSD with its floor."""
     rows = []
     for rep in reports:
-        for name, shares in rep.exposure.items():
-            gaps = exposure_gap(shares)
-            neutral = shares.get(NEUTRAL_ID, {})
-            for persona in sorted(shares, key=lambda p: (p != NEUTRAL_ID, p)):
-                for category, share in shares[persona].items():
-                    rows.append(
-                        {
-                            **_ident(rep),
-                            "persona_id": persona,
-                            "field": name,
-                            "category": category,
-                            "share": share,
-                            "neutral_share": neutral.get(category, math.nan),
-                            "gap_vs_neutral": gaps.get(persona, {}).get(category, 0.0)
-                            if neutral
-                            else math.nan,
-                        }
-                    )
+        for name, stats in rep.exposure.items():
+            for s in stats:
+                rows.append(
+                    {
+                        **_ident(rep),
+                        "persona_id": s.persona_id,
+                        "field": name,
+                        "category": s.category,
+                        "share": s.share,
+                        "neutral_share": s.neutral_share,
+                        "diff": s.diff,
+                        "diff_ci_low": s.ci_low,
+                        "diff_ci_high": s.ci_high,
+                        "p_value": s.p_value,
+                        "q_value": s.q_value,
+                        "base_rate": s.base_rate,
+                        "jsd": s.jsd,
+                        "jsd_floor": s.jsd_floor,
+                        "n_repeats": s.n_repeats,
+                    }
+                )
     return pd.DataFrame(rows, columns=[*IDENT_COLUMNS, *EXPOSURE_COLUMNS])
 
 
-def most_divergent(rep: TaskReport) -> tuple[str, float, float] | None:
-    vals = [v for v in rep.summary.metrics["iou"].values if not math.isnan(v.mean)]
+def _find(reports: Sequence[TaskReport], model: str, domain: str, variant: str, group: str):
+    for r in reports:
+        t = r.task
+        if (r.model.label, t.domain, t.variant, t.group) == (model, domain, variant, group):
+            return r
+    return None
+
+
+def placebo_flag(placebo: TaskReport, metric: str = "iou") -> bool:
+    """A placebo whose excess is clearly above zero (interval's lower end > 0): the model's
+    lists react to any extra words, not only to sensitive attributes."""
+    low, _ = placebo.interval(metric, "excess")
+    return not math.isnan(low) and low > 0
+
+
+def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
+    """Per (model, domain, variant, group, metric) with a placebo task of the same model,
+    domain and variant: the group's excess, the placebo's, and excess over placebo, each with a
+    95 % interval (independent repeat bootstraps of the two tasks)."""
+    rows = []
+    for rep in reports:
+        t = rep.task
+        if t.group == PLACEBO_GROUP or rep.summary.metrics is None:
+            continue
+        placebo = _find(reports, rep.model.label, t.domain, t.variant, PLACEBO_GROUP)
+        if placebo is None:
+            continue
+        for metric in rep.summary.metrics:
+            diff = rep.draws[(metric, "excess")] - placebo.draws[(metric, "excess")]
+            low, high = interval(diff)
+            g_low, g_high = rep.interval(metric)
+            p_low, p_high = placebo.interval(metric)
+            rows.append(
+                {
+                    **_ident(rep),
+                    "metric": metric,
+                    "excess": rep.summary.metrics[metric].excess,
+                    "excess_ci_low": g_low,
+                    "excess_ci_high": g_high,
+                    "placebo_excess": placebo.summary.metrics[metric].excess,
+                    "placebo_ci_low": p_low,
+                    "placebo_ci_high": p_high,
+                    "excess_over_placebo": rep.summary.metrics[metric].excess
+                    - placebo.summary.metrics[metric].excess,
+                    "over_placebo_ci_low": low,
+                    "over_placebo_ci_high": high,
+                    "placebo_flag": placebo_flag(placebo, metric),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _value_excess(rep: TaskReport, metric: str, persona: str) -> tuple[float, np.ndarray]:
+    value = next((v for v in rep.summary.metrics[metric].values if v.persona_id == persona), None)
+    draws = rep.value_draws.get(metric, {}).get(persona)
+    if value is None or draws is None:
+        return math.nan, np.full(1, math.nan)
+    return value.excess_over_floor, draws
+
+
+def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
+    """Per combined persona of an intersectional task: its excess, the two single-attribute
+    excesses (same model, domain, variant) and the interaction = combined − the larger single
+    one, each with a 95 % interval (independent bootstraps of the tasks)."""
+    rows = []
+    for rep in reports:
+        t = rep.task
+        if "_x_" not in t.group:
+            continue
+        first, second = t.group.split("_x_", 1)
+        singles = [_find(reports, rep.model.label, t.domain, t.variant, g) for g in (first, second)]
+        for v in rep.summary.metrics[metric].values:
+            combo = v.persona_id.split(".", 1)[1]
+            a, b = combo.split("+", 1)
+            combined, c_draws = _value_excess(rep, metric, v.persona_id)
+            found = [
+                _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, np.full(1, math.nan))
+                for s, g, x in zip(singles, (first, second), (a, b))
+            ]
+            larger = max(
+                range(2), key=lambda i: -math.inf if math.isnan(found[i][0]) else found[i][0]
+            )
+            interaction = combined - found[larger][0]
+            inter_draws = (
+                c_draws - found[larger][1]
+                if len(found[larger][1]) == len(c_draws)
+                else c_draws * math.nan
+            )
+            row = {**_ident(rep), "metric": metric, "persona_id": v.persona_id}
+            row["combined_excess"] = combined
+            row["combined_ci_low"], row["combined_ci_high"] = interval(c_draws)
+            for label, (value, draws) in zip((first, second), found):
+                row[f"{label}_excess"] = value
+                row[f"{label}_ci_low"], row[f"{label}_ci_high"] = interval(draws)
+            row["interaction"] = interaction
+            row["interaction_ci_low"], row["interaction_ci_high"] = interval(inter_draws)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def implicit_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
+    """Per implicit (first-name) task: its group excess next to the explicit task's (plain
+    variant, same model and domain), and the difference, with 95 % intervals."""
+    rows = []
+    for rep in reports:
+        t = rep.task
+        if t.variant != "implicit":
+            continue
+        explicit = _find(
+            reports, rep.model.label, t.domain, "plain", t.group.removeprefix("implicit_")
+        )
+        row = {
+            **_ident(rep),
+            "metric": metric,
+            "implicit_excess": rep.summary.metrics[metric].excess,
+        }
+        row["implicit_ci_low"], row["implicit_ci_high"] = rep.interval(metric)
+        if explicit is not None:
+            row["explicit_excess"] = explicit.summary.metrics[metric].excess
+            row["explicit_ci_low"], row["explicit_ci_high"] = explicit.interval(metric)
+            diff = rep.draws[(metric, "excess")] - explicit.draws[(metric, "excess")]
+            row["implicit_minus_explicit"] = row["implicit_excess"] - row["explicit_excess"]
+            row["difference_ci_low"], row["difference_ci_high"] = interval(diff)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def most_divergent(rep: TaskReport, metric: str = "iou") -> tuple[str, float, float] | None:
+    """(value, excess, adjusted p) of the value with the largest excess, or None."""
+    vals = [v for v in rep.summary.metrics[metric].values if not math.isnan(v.excess_over_floor)]
     if not vals:
         return None
-    top = max(vals, key=lambda v: v.mean)
-    return top.persona_id, top.mean, top.p_value
+    top = max(vals, key=lambda v: v.excess_over_floor)
+    return top.persona_id, top.excess_over_floor, top.p_adjusted
 
 
 def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
-    """The report's CSV tables by file stem: values, groups, fidelity, exposure."""
-    return {
+    """The report's CSV tables by file stem (empty optional tables are left out)."""
+    out = {
         "values": values_table(reports),
         "groups": groups_table(reports),
         "fidelity": fidelity_table(reports),
         "exposure": exposure_table(reports),
     }
+    optional = {
+        "controls": controls_table(reports),
+        "intersections": intersections_table(reports),
+        "implicit": implicit_table(reports),
+    }
+    return out | {k: v for k, v in optional.items() if not v.empty}
+
+
+#: Similarities as shown (SIMILARITY_NAMES in order).
+METRIC_LABELS = {m: m.upper() for m in SIMILARITY_NAMES}

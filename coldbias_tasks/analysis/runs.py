@@ -88,6 +88,9 @@ class TaskData:
     template_sha256: str
     samples_files: tuple[Path, ...]
     reported: dict[str, float] = field(default_factory=dict)
+    template: str = "lines"
+    language: str = "en"
+    shown: tuple[int, ...] = ()
 
     @property
     def repeats(self) -> int:
@@ -104,6 +107,7 @@ class TaskData:
             self.order,
             self.catalog_sha256,
             self.template_sha256,
+            self.language,
         )
 
     def provenance(self) -> dict[str, Any]:
@@ -121,7 +125,9 @@ class TaskData:
             "n_answers": len(self.records),
             "catalog": self.catalog,
             "catalog_sha256": self.catalog_sha256,
+            "template": self.template,
             "template_sha256": self.template_sha256,
+            "language": self.language,
             "samples_files": [str(p) for p in self.samples_files],
         }
 
@@ -223,6 +229,9 @@ class ModelResults:
             "lm_eval_version": _joined(r.lm_eval_version for r in self.runs),
             "transformers_version": _joined(r.transformers_version for r in self.runs),
             "coldbias_version": coldbias_version(),
+            "dtype": self.model_args.get("dtype", "auto"),
+            "template": _joined(t["template"] for t in tasks),
+            "language": _joined(t["language"] for t in tasks),
             "template_sha256": _joined(t["template_sha256"] for t in tasks),
             "catalog_sha256": {t["catalog"]: t["catalog_sha256"] for t in tasks},
             "k": _joined(str(t["k"]) for t in tasks),
@@ -362,6 +371,9 @@ def _task_data(
         template_sha256=first.template_sha256,
         samples_files=(path,),
         reported=reported,
+        template=first.template,
+        language=first.language,
+        shown=tuple(sorted({i for d in docs for i in d.shown_ids})),
     )
     return data, warnings
 

@@ -143,8 +143,12 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         raise RunError("no model with coldbias results; nothing written.")
     paths = write_leaderboard(lb, args.output)
     for row in lb.rows:
-        overall = cell_text(row.cells.get("overall_iou"))
+        excess = cell_text(row.cells.get("overall_iou_excess"))
+        raw = cell_text(row.cells.get("overall_iou"))
         flag = f"  WARNING degenerate ({'; '.join(row.degenerate)})" if row.degenerate else ""
-        print(f"{row.label}: IOU divergence {overall}{flag}")
+        placebo = row.cells.get("placebo_flag")
+        if placebo is not None and str(placebo.value).startswith("yes"):
+            flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
+        print(f"{row.label}: IOU excess {excess} (raw IOU divergence {raw}){flag}")
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
     return 0

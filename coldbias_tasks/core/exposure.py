@@ -7,17 +7,29 @@ the exposure of category c for persona p is the mean over p's answers of the sha
 recommended items that belong to c. An item may belong to several categories (a film with two
 genres counts in both), so shares over categories can sum to more than 1. Answers without items
 are skipped. The gap is the persona's share minus the neutral user's share.
+
+:func:`exposure_stats` adds, per (value, category), the signed difference from the neutral
+answers with a bootstrap interval over repeats, a within-repeat relabelling p-value (valid under
+the per-repeat shuffle), BH q-values, the base rate in the shown catalog and the Jensen–Shannon
+divergence of the category distribution with the replicates' JSD as its floor.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+import numpy as np
+
+from coldbias_tasks.core.aggregate import arrange
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.stats import benjamini_hochberg, relabel_p
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID
 
-__all__ = ["exposure", "exposure_gap"]
+__all__ = ["ExposureStat", "exposure", "exposure_gap", "exposure_stats"]
+
+NAN = float("nan")
 
 
 def exposure(
@@ -51,3 +63,145 @@ def exposure_gap(shares: Mapping[str, Mapping[str, float]]) -> dict[str, dict[st
         for persona, by_cat in shares.items()
         if persona != NEUTRAL_ID
     }
+
+
+@dataclass(frozen=True)
+class ExposureStat:
+    """One (value, category) of one catalog field, over a task's repeats (shares in [0, 1]).
+
+    ``share``: mean over the value's answers of the share of its items in the category;
+    ``neutral_share``: the same over all neutral answers (the neutral user and its replicates);
+    ``diff`` = share − neutral_share (signed) with a percentile bootstrap interval over repeats
+    (``ci_low``, ``ci_high``); ``p_value``: two-sided exact within-repeat relabelling test (the
+    value's answer and the neutral answers of a repeat are exchangeable under the null);
+    ``q_value``: Benjamini–Hochberg over the task's (value, category) pairs of the field;
+    ``base_rate``: the category's share of the items shown; ``jsd``: Jensen–Shannon divergence
+    (base 2, in [0, 1]) of the value's category distribution from the neutral user's, and
+    ``jsd_floor`` the replicates' JSD from the neutral user (same prompt: sampling alone).
+    """
+
+    persona_id: str
+    category: str
+    share: float
+    neutral_share: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    q_value: float
+    base_rate: float
+    jsd: float
+    jsd_floor: float
+    n_repeats: int
+
+
+def _shares(
+    record: AnswerRecord, labels: Mapping[int, tuple[str, ...]], cats: list[str]
+) -> np.ndarray:
+    out = np.zeros(len(cats))
+    if not record.items:
+        return out * np.nan
+    index = {c: i for i, c in enumerate(cats)}
+    for item in record.items:
+        for label in labels.get(item, ()):
+            out[index[label]] += 1.0 / len(record.items)
+    return out
+
+
+def _jsd(p: np.ndarray, q: np.ndarray) -> float:
+    """Jensen–Shannon divergence, base 2, of two non-negative vectors (normalized here)."""
+    if p.sum() <= 0 or q.sum() <= 0:
+        return NAN
+    p, q = p / p.sum(), q / q.sum()
+    m = (p + q) / 2
+
+    def kl(a: np.ndarray, b: np.ndarray) -> float:
+        mask = a > 0
+        return float(np.sum(a[mask] * np.log2(a[mask] / b[mask])))
+
+    return 0.5 * kl(p, m) + 0.5 * kl(q, m)
+
+
+def exposure_stats(
+    records: Iterable[AnswerRecord],
+    categories: Mapping[int, Iterable[str]],
+    shown: Sequence[int],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> list[ExposureStat]:
+    """Signed, tested exposure of every (value, category) of one field for one task.
+
+    ``categories``: catalog id → labels; ``shown``: the catalog ids shown (base rates).
+    Repeats where the value or every neutral answer is empty are skipped; categories no answer
+    and no shown item has are left out.
+    """
+    table = arrange(records)
+    labels = {item: tuple(dict.fromkeys(c)) for item, c in categories.items()}
+    cats = sorted({c for item in shown for c in labels.get(item, ())})
+    if not cats:
+        return []
+    base = np.zeros(len(cats))
+    for item in shown:
+        for label in labels.get(item, ()):
+            base[cats.index(label)] += 1.0 / len(shown)
+    neutral_by_repeat: dict[int, list[np.ndarray]] = {}
+    for r, record in table.neutral.items():
+        answers = [record, *table.replicates.get(r, [])]
+        vectors = [v for v in (_shares(a, labels, cats) for a in answers) if not np.isnan(v).any()]
+        if vectors:
+            neutral_by_repeat[r] = vectors
+    floor_pairs = [
+        (vs[0], np.mean(vs[1:], axis=0))
+        for r, vs in neutral_by_repeat.items()
+        if len(vs) > 1 and table.neutral[r].items
+    ]
+    jsd_floor = (
+        _jsd(np.sum([a for a, _ in floor_pairs], 0), np.sum([b for _, b in floor_pairs], 0))
+        if floor_pairs
+        else NAN
+    )
+    rng = np.random.default_rng(seed)
+    out: list[ExposureStat] = []
+    rows: list[tuple[str, int, float]] = []
+    for persona in sorted(table.values):
+        answers = table.values[persona]
+        repeats = [r for r in sorted(answers) if r in neutral_by_repeat and answers[r].items]
+        if not repeats:
+            continue
+        value = np.array([_shares(answers[r], labels, cats) for r in repeats])
+        neutral = np.array([np.mean(neutral_by_repeat[r], axis=0) for r in repeats])
+        diffs = value - neutral  # (repeats, categories)
+        picks = rng.integers(0, len(repeats), size=(resamples, len(repeats)))
+        boot = diffs[picks].mean(axis=1)  # (resamples, categories)
+        low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+        jsd = _jsd(value.sum(axis=0), np.sum([neutral_by_repeat[r][0] for r in repeats], axis=0))
+        for c, cat in enumerate(cats):
+            contributions = []
+            for i, r in enumerate(repeats):
+                samples = [value[i, c], *(v[c] for v in neutral_by_repeat[r])]
+                contributions.append(
+                    [s - (sum(samples) - s) / (len(samples) - 1) for s in samples]
+                    if len(samples) > 1
+                    else [0.0]
+                )
+            p = relabel_p(contributions, two_sided=True)
+            rows.append((persona, c, p))
+            out.append(
+                ExposureStat(
+                    persona_id=persona,
+                    category=cat,
+                    share=float(value[:, c].mean()),
+                    neutral_share=float(neutral[:, c].mean()),
+                    diff=float(diffs[:, c].mean()),
+                    ci_low=float(low[c]),
+                    ci_high=float(high[c]),
+                    p_value=p,
+                    q_value=NAN,
+                    base_rate=float(base[c]),
+                    jsd=jsd,
+                    jsd_floor=jsd_floor,
+                    n_repeats=len(repeats),
+                )
+            )
+    q = benjamini_hochberg([s.p_value for s in out])
+    return [replace(s, q_value=qv) for s, qv in zip(out, q)]

@@ -1,117 +1,405 @@
-"""Personas: the neutral user plus attribute groups, read from ``data/personas.yaml``.
+"""Personas: the neutral user, attribute groups, controls, intersections and implicit (first-name)
+personas, with their phrases in every language.
 
-A persona id is ``"neutral"`` or ``"<group>.<value id>"`` ("country.american" and
-"continent.american" stay distinct). ``describe`` turns a persona and a variant into the sentence
-the prompt shows, always grammatical (the neutral user is "a new user", never "a .").
+Files (all data, no code): ``data/personas.yaml`` (groups, values, English phrases, the placebo
+control, intersections, context phrases), ``data/lang/<code>.yaml`` (a language's sentence
+frame, joiner, neutral phrase, domain nouns and the phrases of every value under the same ids)
+and ``data/implicit.yaml`` (first names per value of a group). A user's persona file given as
+``coldbias_personas`` replaces ``personas.yaml``; its phrases may carry their translations
+inline (``phrase: {en: ..., fr: ...}``).
+
+A persona id is ``neutral``, ``neutral.replicate[.j]`` or ``<group>.<value>``
+(``gender_x_country.girl+japanese`` for an intersection, ``implicit_gender.female.emily`` for a
+first name). :meth:`PersonaConfig.describe` builds the user sentence, always grammatical (the
+neutral user is "a new user", never "a .").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.vocabulary import NEUTRAL_ID, NEUTRAL_REPLICATE_ID, VARIANTS
+from coldbias_tasks.core.vocabulary import (
+    DOMAINS,
+    NEUTRAL_ID,
+    VARIANTS,
+    is_replicate_id,
+    replicate_id,
+)
+from coldbias_tasks.core.yamlio import load_yaml
 
-__all__ = ["PERSONAS_SCHEMA", "Persona", "PersonaConfig", "describe", "load_personas"]
+__all__ = [
+    "IMPLICIT_PREFIX",
+    "PERSONAS_SCHEMA",
+    "Group",
+    "Language",
+    "Persona",
+    "PersonaConfig",
+    "check_language",
+    "load_personas",
+    "nouns",
+]
 
 #: The ``version:`` a persona file declares (the layout this code reads).
-PERSONAS_SCHEMA = 1
-_TOP_KEYS = ("version", "groups", "context")
+PERSONAS_SCHEMA = 2
+#: Group name prefix of implicit (first-name) groups: ``implicit_gender``.
+IMPLICIT_PREFIX = "implicit_"
+_TOP_KEYS = ("version", "groups", "intersections", "context")
+_LANG_KEYS = (
+    "language", "name", "sentence", "joiner", "neutral", "name_sentence", "nouns", "groups",
+    "intersections", "context",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Persona:
-    """``id`` unique across groups; ``phrase`` completes "I am ..." (None for neutral)."""
+    """``id`` unique across groups; ``value`` its value id within ``group`` (None for the
+    neutral user); ``name`` the first name of an implicit persona; ``parents`` the persona ids
+    an intersection combines ("gender.girl", "country.japanese")."""
 
     id: str
     group: str
-    phrase: str | None
+    value: str | None = None
+    name: str | None = None
+    parents: tuple[str, ...] = ()
 
     @property
     def is_neutral(self) -> bool:
-        """The neutral user or its replicate (same sentence, a second sample)."""
-        return self.id in (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
+        """The neutral user or one of its replicates (same sentence, another sample)."""
+        return self.id == NEUTRAL_ID or is_replicate_id(self.id)
+
+
+@dataclass(frozen=True)
+class Group:
+    """An attribute group. ``kind``: ``attribute`` (counted in the domain means), ``control``
+    (placebo), ``intersection`` (of ``parents``) or ``implicit`` (first names for the values of
+    the explicit group ``parents[0]``)."""
+
+    name: str
+    label: str
+    kind: str
+    values: tuple[Persona, ...]
+    parents: tuple[str, ...] = ()
+
+    @property
+    def counted(self) -> bool:
+        """Whether the group's tasks count in the domain and overall means."""
+        return self.kind == "attribute"
+
+
+@dataclass(frozen=True)
+class Language:
+    """How one language writes the user sentence, and its phrases by persona id."""
+
+    code: str
+    name: str
+    sentence: str
+    joiner: str
+    neutral: str
+    name_sentence: str
+    nouns: dict[str, tuple[str, str]]
+    phrases: dict[str, str]
+    context: dict[str, str]
+    source: Path
 
 
 @dataclass(frozen=True)
 class PersonaConfig:
-    groups: dict[str, tuple[Persona, ...]]
-    labels: dict[str, str]
-    context: dict[str, str]
-    neutral: Persona
-    neutral_replicate: Persona
+    """All personas of one persona file, in every language available for it."""
 
-    def group(self, name: str, replicate: bool = False) -> tuple[Persona, ...]:
-        """The neutral persona first (lm-eval --limit keeps it), then with ``replicate`` the
-        neutral replicate, then the group's values.
-        """
-        if name not in self.groups:
-            known = ", ".join(sorted(self.groups))
+    groups: dict[str, Group]
+    context: dict[str, str]
+    languages: dict[str, Language]
+    source: Path
+    implicit: dict[str, Group] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {name: g.label for name, g in self.groups.items()}
+
+    def find(self, name: str, variant: str = "plain") -> Group:
+        """The group of a task: ``name`` for the explicit variants, its first-name group for
+        ``implicit``; unknown names raise with the known ones and the file to edit."""
+        table = self.implicit if variant == "implicit" else self.groups
+        if name not in table:
+            what = "implicit (first-name) group" if variant == "implicit" else "attribute group"
             raise PersonaError(
-                f"unknown attribute group {name!r}; known groups: {known}. "
-                f"Add it to {data_dir() / 'personas.yaml'} or pick one of those."
+                f"unknown {what} {name!r}; known: {', '.join(sorted(table)) or 'none'}. Add it "
+                f"to {self.source} (or data/implicit.yaml) or pick one of those."
             )
-        extra = (self.neutral_replicate,) if replicate else ()
-        return (self.neutral, *extra, *self.groups[name])
+        return table[name]
+
+    def group(self, name: str, replicates: int = 0, variant: str = "plain") -> tuple[Persona, ...]:
+        """The neutral persona first (lm-eval --limit keeps it), then ``replicates`` neutral
+        replicates, then the group's values."""
+        values = self.find(name, variant).values
+        extra = tuple(Persona(replicate_id(j), "neutral") for j in range(1, replicates + 1))
+        return (Persona(NEUTRAL_ID, "neutral"), *extra, *values)
+
+    def language(self, code: str) -> Language:
+        if code not in self.languages:
+            raise PersonaError(
+                f"unknown language {code!r} for {self.source}; available: "
+                f"{', '.join(sorted(self.languages))}. Add data/lang/{code}.yaml (see en.yaml)."
+            )
+        return self.languages[code]
+
+    def describe(self, persona: Persona, variant: str, domain: str, language: str = "en") -> str:
+        """The user sentence: "I am a new user." / "I am a girl." / "I am a girl and an action
+        movie fan." / "I am Emily." The mitigation instruction lives in the prompt template."""
+        if variant not in VARIANTS:
+            raise PersonaError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+        lang = self.language(language)
+        if persona.name is not None:
+            return lang.name_sentence.format(persona.name)
+        parts = [] if persona.is_neutral else [self._phrase(lang, persona)]
+        if variant == "context":
+            if domain not in lang.context:
+                raise PersonaError(
+                    f"no context phrase for domain {domain!r} in language {language!r} "
+                    f"({lang.source}); add one under `context:`."
+                )
+            parts.append(lang.context[domain])
+        return lang.sentence.format(lang.joiner.join(parts) if parts else lang.neutral)
+
+    def _phrase(self, lang: Language, persona: Persona) -> str:
+        if persona.id not in lang.phrases:
+            raise PersonaError(
+                f"no {lang.name} phrase for persona {persona.id!r}: add it to {lang.source} "
+                f"(groups: {persona.group}: {persona.value}) or inline in {self.source}."
+            )
+        return lang.phrases[persona.id]
 
 
 def _fail(path: Path, message: str) -> PersonaError:
     return PersonaError(f"{path}: {message}")
 
 
-@lru_cache(maxsize=8)
-def load_personas(path: str | Path | None = None) -> PersonaConfig:
-    """Read and validate the persona file (default: the package's ``personas.yaml``)."""
-    path = Path(path) if path else data_dir() / "personas.yaml"
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(raw, dict) or not isinstance(raw.get("groups"), dict):
-        raise _fail(path, "expected a mapping with a 'groups' mapping of group name → values")
-    unknown = sorted(set(raw) - set(_TOP_KEYS))
-    if unknown:
-        raise _fail(path, f"unknown top-level key(s) {unknown}; the file holds {list(_TOP_KEYS)}")
-    if raw.get("version", PERSONAS_SCHEMA) != PERSONAS_SCHEMA:
-        raise _fail(
-            path,
-            f"version {raw.get('version')!r}: this coldbias reads persona files of version "
-            f"{PERSONAS_SCHEMA}; write the file in that layout or upgrade coldbias",
-        )
-    groups: dict[str, tuple[Persona, ...]] = {}
-    labels: dict[str, str] = {}
-    for name, spec in raw["groups"].items():
-        values = spec.get("values") if isinstance(spec, dict) else None
-        if not values:
+def _mapping(path: Path, value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(path, f"{where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _phrase_of(path: Path, raw: Any, where: str) -> dict[str, str]:
+    """A phrase as {language: text}: a plain string is English."""
+    if isinstance(raw, str) and raw.strip():
+        return {"en": raw}
+    if isinstance(raw, dict) and raw and all(isinstance(v, str) and v for v in raw.values()):
+        return {str(k): v for k, v in raw.items()}
+    raise _fail(path, f"{where}: a phrase must be a non-empty string or a {{language: text}} map")
+
+
+def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dict[str, dict]]:
+    """Groups (attribute and control) and the phrases of their values per language."""
+    groups: dict[str, Group] = {}
+    phrases: dict[str, dict[str, str]] = {}
+    for name, spec in _mapping(path, raw.get("groups"), "groups").items():
+        if not isinstance(name, str) or not name.isidentifier() or name == "neutral":
+            raise _fail(path, f"group name {name!r} must be an identifier other than 'neutral'")
+        if name.startswith(IMPLICIT_PREFIX) or "_x_" in name:
+            raise _fail(path, f"group name {name!r}: 'implicit_' and '_x_' are reserved")
+        spec = _mapping(path, spec, f"group {name!r}")
+        unknown = sorted(set(spec) - {"label", "control", "values"})
+        if unknown:
+            raise _fail(path, f"group {name!r}: unknown key(s) {unknown} (label, control, values)")
+        values = spec.get("values")
+        if not isinstance(values, list) or not values:
             raise _fail(path, f"group {name!r} needs a non-empty 'values' list")
         personas = []
         for value in values:
-            if not isinstance(value, dict) or not value.get("id") or not value.get("phrase"):
+            if not isinstance(value, dict) or not value.get("id") or "phrase" not in value:
                 raise _fail(path, f"group {name!r}: every value needs 'id' and 'phrase': {value}")
-            personas.append(Persona(f"{name}.{value['id']}", name, str(value["phrase"])))
-        ids = [p.id for p in personas]
-        if len(set(ids)) != len(ids):
-            raise _fail(path, f"group {name!r} repeats a value id: {ids}")
-        groups[name] = tuple(personas)
-        labels[name] = str(spec.get("label", name))
-    neutral = Persona(NEUTRAL_ID, "neutral", None)
-    replicate = Persona(NEUTRAL_REPLICATE_ID, "neutral", None)
-    return PersonaConfig(groups, labels, dict(raw.get("context") or {}), neutral, replicate)
+            vid = str(value["id"])
+            if "+" in vid or "." in vid:
+                raise _fail(path, f"group {name!r}: value id {vid!r} may not contain '+' or '.'")
+            persona = Persona(f"{name}.{vid}", name, vid)
+            if persona.id in phrases:
+                raise _fail(path, f"group {name!r} repeats the value id {vid!r}")
+            phrases[persona.id] = _phrase_of(path, value["phrase"], f"{name}.{vid}")
+            personas.append(persona)
+        kind = "control" if spec.get("control") is True else "attribute"
+        groups[name] = Group(name, str(spec.get("label", name)), kind, tuple(personas))
+    return groups, phrases
 
 
-def describe(persona: Persona, variant: str, domain: str, config: PersonaConfig) -> str:
-    """The user sentence: "I am a new user." / "I am a girl." / "I am a girl and an action movie
-    fan." The mitigation instruction lives in the prompt template, identical for all personas.
-    """
-    if variant not in VARIANTS:
-        raise PersonaError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
-    parts = [persona.phrase] if persona.phrase else []
-    if variant == "context":
-        if domain not in config.context:
-            raise PersonaError(f"no context preference for domain {domain!r} in personas.yaml")
-        parts.append(config.context[domain])
-    if not parts:
-        return "I am a new user."
-    return "I am " + " and ".join(parts) + "."
+def _read_intersections(
+    path: Path, raw: Any, groups: dict[str, Group], phrases: dict[str, dict[str, str]]
+) -> dict[str, Group]:
+    out: dict[str, Group] = {}
+    for name, spec in _mapping(path, raw or {}, "intersections").items():
+        spec = _mapping(path, spec, f"intersection {name!r}")
+        parents = spec.get("groups")
+        if not (
+            isinstance(parents, list) and len(parents) == 2 and all(p in groups for p in parents)
+        ):
+            raise _fail(path, f"intersection {name!r}: 'groups' must name two groups of the file")
+        if name != f"{parents[0]}_x_{parents[1]}":
+            raise _fail(path, f"intersection {name!r} must be named {parents[0]}_x_{parents[1]}")
+        chosen = _mapping(path, spec.get("values") or {}, f"intersection {name!r} values")
+        options = []
+        for parent in parents:
+            ids = [p.value for p in groups[parent].values]
+            wanted = chosen.get(parent, ids)
+            bad = [v for v in wanted if v not in ids]
+            if bad:
+                raise _fail(path, f"intersection {name!r}: {parent} has no value(s) {bad}")
+            options.append(wanted)
+        table = _mapping(path, spec.get("phrases"), f"intersection {name!r} phrases")
+        personas = []
+        for a in options[0]:
+            for b in options[1]:
+                vid = f"{a}+{b}"
+                if vid not in table:
+                    raise _fail(path, f"intersection {name!r}: no phrase for {vid!r}")
+                persona = Persona(
+                    f"{name}.{vid}", name, vid, parents=(f"{parents[0]}.{a}", f"{parents[1]}.{b}")
+                )
+                phrases[persona.id] = _phrase_of(path, table[vid], f"{name}.{vid}")
+                personas.append(persona)
+        extra = sorted(set(table) - {p.value for p in personas})
+        if extra:
+            raise _fail(path, f"intersection {name!r}: phrases for unused combinations {extra}")
+        label = f"{groups[parents[0]].label} × {groups[parents[1]].label}"
+        out[name] = Group(name, label, "intersection", tuple(personas), tuple(parents))
+    return out
+
+
+def _read_implicit(path: Path, groups: dict[str, Group]) -> dict[str, Group]:
+    """``data/implicit.yaml``: first names per value; keyed by the explicit group's name."""
+    if not path.exists():
+        return {}
+    raw = _mapping(path, load_yaml(path, PersonaError), "the file")
+    out: dict[str, Group] = {}
+    for name, spec in _mapping(path, raw.get("groups") or {}, "groups").items():
+        spec = _mapping(path, spec, f"group {name!r}")
+        if name not in groups:
+            raise _fail(path, f"implicit group {name!r} names no group of the persona file")
+        known = {p.value for p in groups[name].values}
+        personas = []
+        for value, names in _mapping(path, spec.get("values"), f"group {name!r} values").items():
+            if value not in known:
+                raise _fail(path, f"implicit group {name!r}: {name} has no value {value!r}")
+            if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+                raise _fail(path, f"implicit group {name!r}, value {value!r}: a list of names")
+            for first in names:
+                plain = unicodedata.normalize("NFKD", first.lower())
+                slug = "".join(ch for ch in plain if ch.isascii() and ch.isalnum())
+                personas.append(
+                    Persona(
+                        f"{IMPLICIT_PREFIX}{name}.{value}.{slug}",
+                        IMPLICIT_PREFIX + name,
+                        value,
+                        name=first,
+                        parents=(f"{name}.{value}",),
+                    )
+                )
+        label = str(spec.get("label", f"{name} (first names)"))
+        out[name] = Group(IMPLICIT_PREFIX + name, label, "implicit", tuple(personas), (name,))
+    return out
+
+
+def _read_language(path: Path, phrases: dict[str, dict[str, str]], context_en: dict) -> Language:
+    raw = _mapping(path, load_yaml(path, PersonaError), "the file")
+    unknown = sorted(set(raw) - set(_LANG_KEYS))
+    if unknown:
+        raise _fail(path, f"unknown key(s) {unknown}; the file holds {list(_LANG_KEYS)}")
+    code = str(raw.get("language") or path.stem)
+    for key in ("sentence", "name_sentence"):
+        if "{}" not in str(raw.get(key, "")):
+            raise _fail(path, f"'{key}' needs a {{}} where the phrase goes")
+    nouns = {}
+    for domain, spec in (raw.get("nouns") or {}).items():
+        spec = _mapping(path, spec, f"nouns.{domain}")
+        nouns[str(domain)] = (str(spec["plural"]), str(spec["singular"]))
+    texts: dict[str, str] = {}
+    for section in ("groups", "intersections"):
+        for group, values in _mapping(path, raw.get(section) or {}, section).items():
+            for value, text in _mapping(path, values, f"{section}.{group}").items():
+                texts[f"{group}.{value}"] = str(text)
+    for pid, by_lang in phrases.items():  # inline translations win over the language file
+        if code in by_lang:
+            texts[pid] = by_lang[code]
+    context = {str(k): str(v) for k, v in (raw.get("context") or {}).items()}
+    if code == "en":
+        context = {**context_en, **context}
+    return Language(
+        code=code,
+        name=str(raw.get("name", code)),
+        sentence=str(raw["sentence"]),
+        joiner=str(raw.get("joiner", " and ")),
+        neutral=str(raw["neutral"]),
+        name_sentence=str(raw["name_sentence"]),
+        nouns=nouns,
+        phrases=texts,
+        context=context,
+        source=path,
+    )
+
+
+@lru_cache(maxsize=8)
+def load_personas(path: str | Path | None = None) -> PersonaConfig:
+    """Read and validate a persona file (default: the package's ``personas.yaml``), the
+    languages in ``data/lang/`` and the first names in ``data/implicit.yaml``."""
+    path = Path(path).expanduser() if path else data_dir() / "personas.yaml"
+    if not path.is_file():
+        raise PersonaError(f"persona file {path} does not exist; pass an existing YAML file.")
+    raw = _mapping(path, load_yaml(path, PersonaError), "the file")
+    unknown = sorted(set(raw) - set(_TOP_KEYS))
+    if unknown:
+        raise _fail(path, f"unknown top-level key(s) {unknown}; the file holds {list(_TOP_KEYS)}")
+    if raw.get("version") != PERSONAS_SCHEMA:
+        raise _fail(
+            path,
+            f"version {raw.get('version')!r}: this coldbias reads persona files of version "
+            f"{PERSONAS_SCHEMA} (see data/personas.yaml); add `version: {PERSONAS_SCHEMA}`",
+        )
+    groups, phrases = _read_groups(path, raw)
+    groups |= _read_intersections(path, raw.get("intersections"), groups, phrases)
+    context_en = {}
+    for domain, text in _mapping(path, raw.get("context") or {}, "context").items():
+        context_en[str(domain)] = _phrase_of(path, text, f"context.{domain}")["en"]
+    languages = {}
+    for file in sorted((data_dir() / "lang").glob("*.yaml")):
+        lang = _read_language(file, phrases, context_en)
+        languages[lang.code] = lang
+    implicit = _read_implicit(data_dir() / "implicit.yaml", groups)
+    return PersonaConfig(groups, context_en, languages, path, implicit)
+
+
+def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()) -> list[str]:
+    """What language ``code`` lacks for this persona file: phrases of explicit values, context
+    phrases and (other than English) nouns of ``domains``; empty when complete."""
+    lang = config.language(code)
+    missing = [
+        f"phrase {p.id}"
+        for g in config.groups.values()
+        for p in g.values
+        if p.id not in lang.phrases
+    ]
+    for domain in domains or [d for d in DOMAINS if d in config.context]:
+        if domain in config.context and domain not in lang.context:
+            missing.append(f"context {domain}")
+        if code != "en" and domain not in lang.nouns:
+            missing.append(f"nouns {domain}")
+    return missing
+
+
+def nouns(config: PersonaConfig, language: str, domain: str) -> tuple[str, str]:
+    """(plural, singular) noun of ``domain`` in ``language``: the language file's, or English
+    from the vocabulary."""
+    lang = config.language(language)
+    if domain in lang.nouns:
+        return lang.nouns[domain]
+    if language == "en" and domain in DOMAINS:
+        return DOMAINS[domain].noun, DOMAINS[domain].noun_singular
+    raise PersonaError(
+        f"no {lang.name} nouns for domain {domain!r}: add `nouns: {{{domain}: {{plural: ..., "
+        f"singular: ...}}}}` to {lang.source}."
+    )

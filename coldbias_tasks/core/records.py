@@ -10,7 +10,8 @@
   with :meth:`AnswerRecord.from_payload`.
 
 Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema 1 (runs made
-before the key existed). A malformed document or payload raises :class:`RecordError`.
+before the key existed; schema 2 adds ``alpha``). A malformed document or payload raises
+:class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from coldbias_tasks.core.errors import RecordError
 __all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "TaskDoc"]
 
 #: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
-PAYLOAD_SCHEMA = 1
+PAYLOAD_SCHEMA = 2
+#: Schemas :meth:`AnswerRecord.from_payload` reads.
+_KNOWN_SCHEMAS = (1, 2)
+#: Test level when a payload does not carry one (schema 1).
+_DEFAULT_ALPHA = 0.05
 
 
 def _int(value: Any, name: str) -> int:
@@ -39,6 +44,12 @@ def _ints(value: Any, name: str) -> tuple[int, ...]:
     return tuple(_int(v, name) for v in value)
 
 
+def _alpha(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise RecordError(f"field 'alpha' must be a number in (0, 1), got {value!r}")
+    return float(value)
+
+
 def _strs(value: Any, name: str) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise RecordError(f"field {name!r} must be a list of strings, got {value!r}")
@@ -51,7 +62,9 @@ class TaskDoc:
 
     ``shown_ids``: catalog indices in the order shown in the prompt. ``seed``: the catalog
     subset/shuffle seed (``coldbias_seed``), not the model's. ``catalog``: built-in domain name
-    or the user's catalog path; ``catalog_sha256`` / ``template_sha256``: provenance hashes.
+    or the user's catalog path; ``catalog_sha256`` / ``template_sha256``: provenance hashes;
+    ``template``: its name or path; ``language``: the prompt's language; ``alpha``: the test
+    level. The last three default for documents written before they existed.
     """
 
     persona_id: str
@@ -69,6 +82,9 @@ class TaskDoc:
     coldbias_version: str
     shown_ids: tuple[int, ...]
     prompt: str
+    alpha: float = _DEFAULT_ALPHA
+    template: str = "lines"
+    language: str = "en"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
@@ -81,10 +97,11 @@ class TaskDoc:
         """Read a stored document; extra keys are ignored, missing or mistyped ones raise."""
         if not isinstance(doc, Mapping):
             raise RecordError(f"a task document must be a mapping, got {type(doc).__name__}")
-        missing = [f.name for f in fields(cls) if f.name not in doc]
+        optional = {"alpha", "template", "language"}
+        missing = [f.name for f in fields(cls) if f.name not in doc and f.name not in optional]
         if missing:
             raise RecordError(f"task document lacks {missing}")
-        values = {f.name: doc[f.name] for f in fields(cls)}
+        values = {f.name: doc[f.name] for f in fields(cls) if f.name in doc}
         for name in ("repeat", "k", "seed"):
             values[name] = _int(values[name], name)
         values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
@@ -93,6 +110,8 @@ class TaskDoc:
                 raise RecordError(f"field {name!r} must be text, got {values[name]!r}")
         for name in ("catalog", "catalog_sha256", "template_sha256", "coldbias_version"):
             values[name] = str(values[name])
+        if "alpha" in values:
+            values["alpha"] = _alpha(values["alpha"])
         return cls(**values)
 
 
@@ -105,7 +124,8 @@ class AnswerRecord:
     ``n_entries`` list entries seen (= items + out of catalog + duplicates), ``n_fuzzy`` items
     matched by the fuzzy stage. ``titles``, ``out_of_catalog`` and ``duplicates`` are the
     logged strings (the latter two cut to the first entries; the counts are complete); they do
-    not take part in equality.
+    not take part in equality. ``alpha``: the task's test level (``coldbias_alpha``), carried
+    so that lm-eval's aggregations, which see only payloads, can apply it.
     """
 
     persona_id: str
@@ -121,6 +141,7 @@ class AnswerRecord:
     titles: tuple[str, ...] = field(default=(), compare=False)
     out_of_catalog: tuple[str, ...] = field(default=(), compare=False)
     duplicates: tuple[str, ...] = field(default=(), compare=False)
+    alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
 
     def to_payload(self) -> dict[str, Any]:
         """The JSON-safe parse payload (lists for tuples, ``schema`` first)."""
@@ -141,11 +162,12 @@ class AnswerRecord:
         if not cls.looks_like_payload(payload):
             raise RecordError("not a coldbias parse payload (no 'persona_id' and 'items')")
         schema = payload.get("schema", 1)
-        if schema != PAYLOAD_SCHEMA:
+        if schema not in _KNOWN_SCHEMAS:
             raise RecordError(
                 f"parse payload schema {schema!r} is not known to this coldbias version "
-                f"(knows {PAYLOAD_SCHEMA}); upgrade coldbias to read this run."
+                f"(knows {list(_KNOWN_SCHEMAS)}); upgrade coldbias to read this run."
             )
+        alpha = _alpha(payload.get("alpha", _DEFAULT_ALPHA))
         if "repeat" not in payload or "k" not in payload:
             raise RecordError("parse payload lacks 'repeat' or 'k'")
         if not isinstance(payload["persona_id"], str):
@@ -163,5 +185,6 @@ class AnswerRecord:
             titles=_strs(payload.get("titles", ()), "titles"),
             out_of_catalog=_strs(payload.get("out_of_catalog", ()), "out_of_catalog"),
             duplicates=_strs(payload.get("duplicates", ()), "duplicates"),
+            alpha=alpha,
             **counts,
         )

@@ -22,6 +22,7 @@ __all__ = [
     "NEUTRAL_REPLICATE_ID",
     "NOT_VALUES",
     "PAYLOAD_KEY",
+    "PLACEBO_GROUP",
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
@@ -97,8 +98,9 @@ def domain(name: str) -> Domain:
         ) from None
 
 
-#: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction.
-VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation")
+#: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction,
+#: and implicit (the attribute conveyed only by a first name).
+VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit")
 #: The ranked-list similarities, by the name used in metric keys ("iou" → ``iou_divergence``).
 SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 
@@ -124,9 +126,12 @@ def is_value_id(persona_id: str) -> bool:
     return persona_id != NEUTRAL_ID and not is_replicate_id(persona_id)
 
 
+#: The attribute group that serves as negative control (``data/personas.yaml``).
+PLACEBO_GROUP = "placebo"
+
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.
-TASK_VERSION = "1.0"
+TASK_VERSION = "2.0"
 #: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
 FILTER_NAME = "ranked"
 #: Metric key whose logged sample value is the parse payload (all metrics log the same one).

@@ -1,19 +1,12 @@
 """The documents of one coldbias task: one per (persona, repeat), neutral persona first.
 
-Settings (all overridable through lm-eval ``--metadata``; defaults in :data:`DEFAULTS`):
-
-- ``coldbias_k``: items to recommend (20);
-- ``coldbias_n_items``: catalog items shown (500); smaller values take a seeded subset,
-  stratified by the domain's ``stratum`` field (proportional allocation, largest remainder);
-- ``coldbias_repeats``: sampled answers per persona (5);
-- ``coldbias_order``: ``"shuffle"`` (a seeded catalog order per repeat, the same for every
-  persona, attribute group and variant of a domain, so the counterfactual pairing holds and vLLM
-  shares the prefix) or ``"fixed"`` (catalog order);
-- ``coldbias_seed``: seed of the subset and the shuffles (1234);
-- ``coldbias_replicate``: add a second neutral answer per repeat to the very same prompt, the
-  exact null for the noise floor (true; see :mod:`coldbias_tasks.core.aggregate`);
-- ``coldbias_template``: path of a Jinja prompt template; ``coldbias_catalog``: a catalog file
-  replacing the built-in one of the task's domain.
+Settings come from lm-eval ``--metadata`` (:mod:`coldbias_tasks.lmeval.settings`): k, the
+catalog items shown (a seeded subset stratified by the domain's ``stratum`` field, proportional
+allocation, largest remainder), repeats, neutral replicates per repeat, the catalog order
+(``shuffle``: a seeded order per repeat, the same for every persona, attribute group and
+variant of a domain, so the counterfactual pairing holds and vLLM shares the prefix; or
+``fixed``), the seed, the test level, the template and language, and a user's catalog or
+persona file.
 """
 
 from __future__ import annotations
@@ -21,16 +14,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from coldbias_tasks import __version__
 from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.personas import describe, load_personas
+from coldbias_tasks.core.personas import load_personas, nouns
 from coldbias_tasks.core.records import TaskDoc
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
+from coldbias_tasks.lmeval.settings import DEFAULTS, Settings
 
 __all__ = [
     "DEFAULTS",
@@ -41,64 +34,6 @@ __all__ = [
     "shown_order",
     "subset",
 ]
-
-DEFAULTS: dict[str, Any] = {
-    "coldbias_k": 20,
-    "coldbias_n_items": 500,
-    "coldbias_repeats": 5,
-    "coldbias_order": "shuffle",
-    "coldbias_seed": 1234,
-    "coldbias_replicate": True,
-    "coldbias_template": None,
-    "coldbias_catalog": None,
-}
-
-
-@dataclass(frozen=True)
-class Settings:
-    k: int
-    n_items: int
-    repeats: int
-    order: str
-    seed: int
-    replicate: bool
-    template: str | None
-    catalog: str | None
-
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> Settings:
-        """Read ``coldbias_*`` keys (other keys are ignored), with types and ranges checked."""
-        merged = {**DEFAULTS, **{k: v for k, v in metadata.items() if k in DEFAULTS}}
-        try:
-            settings = cls(
-                k=int(merged["coldbias_k"]),
-                n_items=int(merged["coldbias_n_items"]),
-                repeats=int(merged["coldbias_repeats"]),
-                order=str(merged["coldbias_order"]),
-                seed=int(merged["coldbias_seed"]),
-                replicate=_as_bool(merged["coldbias_replicate"]),
-                template=merged["coldbias_template"] or None,
-                catalog=merged["coldbias_catalog"] or None,
-            )
-        except (TypeError, ValueError) as err:
-            raise SettingsError(f"coldbias --metadata: {err}; numbers must be integers") from err
-        if settings.order not in ("shuffle", "fixed"):
-            raise SettingsError("coldbias_order must be 'shuffle' or 'fixed'")
-        if settings.k < 1 or settings.repeats < 1 or settings.n_items < settings.k:
-            raise SettingsError(
-                f"coldbias settings need k ≥ 1, repeats ≥ 1 and n_items ≥ k; got k={settings.k}, "
-                f"repeats={settings.repeats}, n_items={settings.n_items}"
-            )
-        return settings
-
-
-def _as_bool(value: Any) -> bool:
-    """JSON true/false, or the strings "true"/"false"/"1"/"0" from a command line."""
-    if isinstance(value, str):
-        if value.strip().lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise SettingsError(f"coldbias_replicate must be true or false, got {value!r}")
-        return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
 
 
 def subset(catalog: Catalog, n_items: int, seed: int, stratum: str | None) -> list[int]:
@@ -153,11 +88,19 @@ def domain_budget(domain: str, metadata: Mapping[str, Any]) -> int:
     """:func:`generation_budget` for the catalog items a task of ``domain`` shows with these
     ``coldbias_*`` settings (the subset, the user's catalog, k).
     """
+    catalog, settings = _catalog_and_settings(domain, metadata)
+    items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
+    return generation_budget([catalog.titles[i] for i in items], settings.k)
+
+
+def _stratum(domain: str) -> str | None:
+    return DOMAINS[domain].stratum if domain in DOMAINS else None
+
+
+def _catalog_and_settings(domain: str, metadata: Mapping[str, Any]) -> tuple[Catalog, Settings]:
     settings = Settings.from_metadata(metadata)
     catalog = load_catalog(settings.catalog or domain)
-    stratum = DOMAINS[domain].stratum if domain in DOMAINS else None
-    items = subset(catalog, settings.n_items, settings.seed, stratum)
-    return generation_budget([catalog.titles[i] for i in items], settings.k)
+    return catalog, settings.for_catalog(len(catalog), settings.catalog or domain)
 
 
 def shown_order(
@@ -175,24 +118,24 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first.
 
     Each doc carries what the filter and the aggregations need (persona, repeat, k, the shown
-    order) and the provenance of its prompt (catalog and template hashes, seed).
+    order, the test level) and the provenance of its prompt (catalog and template hashes,
+    template name, language, seed).
     """
     if variant not in VARIANTS:
         raise SettingsError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
-    settings = Settings.from_metadata(metadata)
-    catalog = load_catalog(settings.catalog or domain)
-    config = load_personas()
-    personas = config.group(group, replicate=settings.replicate)
-    template, template_sha = load_template(settings.template)
-    stratum = DOMAINS[domain].stratum if domain in DOMAINS else None
-    items = subset(catalog, settings.n_items, settings.seed, stratum)
+    catalog, settings = _catalog_and_settings(domain, metadata)
+    config = load_personas(settings.personas)
+    personas = config.group(group, replicates=settings.replicates, variant=variant)
+    template = load_template(settings.template, settings.language)
+    noun = nouns(config, settings.language, domain)
+    items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
     orders = [
         shown_order(items, settings.order, settings.seed, catalog, r)
         for r in range(settings.repeats)
     ]
     docs = []
     for persona in personas:
-        user = describe(persona, variant, domain, config)
+        user = config.describe(persona, variant, domain, settings.language)
         for repeat, shown in enumerate(orders):
             prompt = render_prompt(
                 template,
@@ -201,11 +144,13 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                 settings.k,
                 user,
                 mitigation=variant == "mitigation",
+                noun=noun,
+                language=settings.language,
             )
             docs.append(
                 TaskDoc(
                     persona_id=persona.id,
-                    attribute_group=group,
+                    attribute_group=config.find(group, variant).name,
                     user=user,
                     domain=domain,
                     variant=variant,
@@ -215,10 +160,13 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     seed=settings.seed,
                     catalog=settings.catalog or domain,
                     catalog_sha256=catalog.sha256,
-                    template_sha256=template_sha,
+                    template_sha256=template.sha256,
                     coldbias_version=__version__,
                     shown_ids=tuple(shown),
                     prompt=prompt,
+                    alpha=settings.alpha,
+                    template=template.name,
+                    language=settings.language,
                 )
             )
     return docs

@@ -17,20 +17,15 @@ Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
-from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.errors import CatalogError, SettingsError
-from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.answers import record_from_answer
+from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = ["METRICS", "load_dataset", "parse_filter", "process_results"]
-
-#: Payload lists of out-of-catalog / duplicate strings are cut to this many entries.
-MAX_LOGGED_ENTRIES = 25
 
 
 def load_dataset(**kwargs: Any) -> Any:
@@ -48,56 +43,9 @@ def load_dataset(**kwargs: Any) -> Any:
     return DatasetDict({"test": Dataset.from_list([d.to_dict() for d in docs])})
 
 
-@lru_cache(maxsize=64)
-def _shown_view(
-    catalog_name: str, sha256: str, shown_ids: tuple[int, ...]
-) -> tuple[list[int], list[str], list[tuple[str, ...]] | None, dict[int, int]]:
-    """Per (catalog, shown order): the shown set in catalog order, its titles and aliases, and
-    each item's shown position; computed once and shared by all answers to that order.
-    """
-    catalog = load_catalog(catalog_name)
-    if catalog.sha256 != sha256:
-        raise CatalogError(
-            f"catalog {catalog_name!r} changed since the docs were built "
-            f"({catalog.sha256[:12]} ≠ {sha256[:12]}); rebuild the task."
-        )
-    shown_set = sorted(shown_ids)
-    aliases = catalog.aliases()
-    return (
-        shown_set,
-        [catalog.titles[i] for i in shown_set],
-        [aliases[i] for i in shown_set] if aliases else None,
-        {item: pos for pos, item in enumerate(shown_ids)},
-    )
-
-
 def _parse_one(text: Any, stored: dict) -> dict:
-    """Parse against the items shown in this doc only: an item of the full catalog that the
-    model was not shown counts as out of catalog. The index is built on the shown set in
-    catalog order, so all repeats (shuffles) of a task share one cached index.
-    """
-    doc = TaskDoc.from_dict(stored)
-    shown_set, titles, aliases, position = _shown_view(
-        doc.catalog, doc.catalog_sha256, doc.shown_ids
-    )
-    ranking = parse_ranking(text if isinstance(text, str) else "", titles, doc.k, aliases=aliases)
-    items = tuple(shown_set[i] for i in ranking.items)
-    record = AnswerRecord(
-        persona_id=doc.persona_id,
-        repeat=doc.repeat,
-        items=items,
-        k=doc.k,
-        positions=tuple(position[i] for i in items),
-        n_shown=len(position),
-        n_entries=ranking.n_entries,
-        n_out_of_catalog=len(ranking.out_of_catalog),
-        n_duplicates=len(ranking.duplicates),
-        n_fuzzy=ranking.n_fuzzy,
-        titles=tuple(titles[j] for j in ranking.items),
-        out_of_catalog=ranking.out_of_catalog[:MAX_LOGGED_ENTRIES],
-        duplicates=ranking.duplicates[:MAX_LOGGED_ENTRIES],
-    )
-    return record.to_payload()
+    """The parse payload of one answer (:func:`~coldbias_tasks.core.answers.record_from_answer`)."""
+    return record_from_answer(text, TaskDoc.from_dict(stored)).to_payload()
 
 
 def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[dict]:
@@ -132,6 +80,9 @@ def _summary(payloads: Sequence[dict]) -> GroupSummary:
 
 
 # --- aggregations: one named function per metric key ------------------------------------------
+# Directions are true ones (lm-eval's higher_is_better; docs/measurement.md §6): quantities
+# without a direction (noise floors, spreads, the mean catalog position) are not lm-eval metrics;
+# the report and the leaderboard show them.
 
 
 def agg_iou_divergence(payloads: Sequence[dict]) -> float:
@@ -144,18 +95,6 @@ def agg_serp_divergence(payloads: Sequence[dict]) -> float:
 
 def agg_prag_divergence(payloads: Sequence[dict]) -> float:
     return _summary(payloads).metrics["prag"].mean
-
-
-def agg_iou_divergence_std(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["iou"].std
-
-
-def agg_serp_divergence_std(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["serp"].std
-
-
-def agg_prag_divergence_std(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["prag"].std
 
 
 def agg_iou_snsr(payloads: Sequence[dict]) -> float:
@@ -182,28 +121,40 @@ def agg_prag_snsv(payloads: Sequence[dict]) -> float:
     return _summary(payloads).metrics["prag"].snsv
 
 
-def agg_iou_noise_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["iou"].noise_floor.mean
+def agg_iou_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].excess
 
 
-def agg_serp_noise_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["serp"].noise_floor.mean
+def agg_serp_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].excess
 
 
-def agg_prag_noise_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["prag"].noise_floor.mean
+def agg_prag_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].excess
 
 
-def agg_iou_cross_repeat_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["iou"].noise_floor.cross_repeat_mean
+def agg_iou_group_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].group_p
 
 
-def agg_serp_cross_repeat_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["serp"].noise_floor.cross_repeat_mean
+def agg_serp_group_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].group_p
 
 
-def agg_prag_cross_repeat_floor(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).metrics["prag"].noise_floor.cross_repeat_mean
+def agg_prag_group_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].group_p
+
+
+def agg_iou_flagged_share(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].flagged_share
+
+
+def agg_serp_flagged_share(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].flagged_share
+
+
+def agg_prag_flagged_share(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].flagged_share
 
 
 def agg_exact_k_rate(payloads: Sequence[dict]) -> float:
@@ -230,8 +181,8 @@ def agg_invalid_pair_rate(payloads: Sequence[dict]) -> float:
     return _summary(payloads).invalid_pair_rate
 
 
-def agg_mean_catalog_position(payloads: Sequence[dict]) -> float:
-    return _summary(payloads).positions.mean_position
+def agg_position_bias(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).positions.position_bias
 
 
 def agg_prefix_copy_rate(payloads: Sequence[dict]) -> float:
@@ -243,27 +194,27 @@ METRICS: dict[str, tuple[Any, bool]] = {
     "iou_divergence": (agg_iou_divergence, False),
     "serp_divergence": (agg_serp_divergence, False),
     "prag_divergence": (agg_prag_divergence, False),
-    "iou_divergence_std": (agg_iou_divergence_std, False),
-    "serp_divergence_std": (agg_serp_divergence_std, False),
-    "prag_divergence_std": (agg_prag_divergence_std, False),
     "iou_snsr": (agg_iou_snsr, False),
     "serp_snsr": (agg_serp_snsr, False),
     "prag_snsr": (agg_prag_snsr, False),
     "iou_snsv": (agg_iou_snsv, False),
     "serp_snsv": (agg_serp_snsv, False),
     "prag_snsv": (agg_prag_snsv, False),
-    "iou_noise_floor": (agg_iou_noise_floor, False),
-    "serp_noise_floor": (agg_serp_noise_floor, False),
-    "prag_noise_floor": (agg_prag_noise_floor, False),
-    "iou_cross_repeat_floor": (agg_iou_cross_repeat_floor, False),
-    "serp_cross_repeat_floor": (agg_serp_cross_repeat_floor, False),
-    "prag_cross_repeat_floor": (agg_prag_cross_repeat_floor, False),
+    "iou_excess": (agg_iou_excess, False),
+    "serp_excess": (agg_serp_excess, False),
+    "prag_excess": (agg_prag_excess, False),
+    "iou_group_p": (agg_iou_group_p, True),
+    "serp_group_p": (agg_serp_group_p, True),
+    "prag_group_p": (agg_prag_group_p, True),
+    "iou_flagged_share": (agg_iou_flagged_share, False),
+    "serp_flagged_share": (agg_serp_flagged_share, False),
+    "prag_flagged_share": (agg_prag_flagged_share, False),
     "exact_k_rate": (agg_exact_k_rate, True),
     "fill_rate": (agg_fill_rate, True),
     "empty_rate": (agg_empty_rate, False),
     "out_of_catalog_rate": (agg_out_of_catalog_rate, False),
     "duplicate_rate": (agg_duplicate_rate, False),
     "invalid_pair_rate": (agg_invalid_pair_rate, False),
-    "mean_catalog_position": (agg_mean_catalog_position, False),
+    "position_bias": (agg_position_bias, False),
     "prefix_copy_rate": (agg_prefix_copy_rate, False),
 }

@@ -1,9 +1,18 @@
-"""Prompt rendering from a Jinja template file (default ``tasks/templates/recommend.jinja``)."""
+"""Prompt templates: the built-in named ones (``tasks/templates/<name>.<lang>.jinja``, listed in
+``tasks/templates/templates.yaml``) or a user's Jinja file, rendered per persona and order.
+
+A template gets ``domain, noun, noun_singular, items`` (titles in the order shown), ``k``,
+``mitigation`` (bool), ``user`` (the persona sentence) and ``language``. On load every template
+is rendered with probe values and must contain the user sentence, every shown title and k
+(:func:`check_contract`); otherwise, or for an undefined variable, a :class:`TemplateError`
+names the file and what is missing.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,51 +20,170 @@ import jinja2
 
 from coldbias_tasks.core.errors import TemplateError
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.core.vocabulary import DOMAINS
+from coldbias_tasks.core.yamlio import load_yaml
 
-__all__ = ["default_template_path", "load_template", "render_prompt"]
+__all__ = [
+    "DEFAULT_TEMPLATE",
+    "Template",
+    "TemplateInfo",
+    "builtin_templates",
+    "check_contract",
+    "load_template",
+    "render_prompt",
+    "template_dir",
+]
+
+DEFAULT_TEMPLATE = "lines"
+_PROBE_TITLES = ("Probe Title Alpha", "Probe Title Beta", "Probe Title Gamma")
+_PROBE_USERS = ("I am probe user one.", "I am probe user two.")
+_PROBE_K = 7
 
 
-def default_template_path() -> Path:
-    return tasks_dir() / "templates" / "recommend.jinja"
+@dataclass(frozen=True)
+class TemplateInfo:
+    """A built-in template: ``format`` of the answer it asks for, whether it ``shares_prefix``,
+    its ``languages`` (files present) and a ``description``."""
+
+    name: str
+    format: str
+    shares_prefix: bool
+    languages: tuple[str, ...]
+    description: str
 
 
-@lru_cache(maxsize=8)
-def load_template(path: str | None = None) -> tuple[jinja2.Template, str]:
-    """(compiled template, sha256 of its text). Missing or broken files raise a clear error."""
-    file = Path(path) if path else default_template_path()
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as err:
-        raise TemplateError(
-            f"prompt template {file} cannot be read ({err.strerror}); pass an existing Jinja file "
-            "as coldbias_template in --metadata."
-        ) from err
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
-    try:
-        template = env.from_string(text)
-    except jinja2.TemplateSyntaxError as err:
-        raise TemplateError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
-    return template, hashlib.sha256(text.encode("utf-8")).hexdigest()
+@dataclass(frozen=True)
+class Template:
+    """A loaded template: the compiled Jinja ``template``, its ``name`` (built-in name or the
+    file path), ``language``, ``sha256`` of the file text, ``file`` and ``shares_prefix``."""
+
+    template: jinja2.Template
+    name: str
+    language: str
+    sha256: str
+    file: Path
+    shares_prefix: bool
+
+
+def template_dir() -> Path:
+    return tasks_dir() / "templates"
+
+
+@lru_cache(maxsize=1)
+def builtin_templates() -> dict[str, TemplateInfo]:
+    """The built-in templates by name, from ``templates.yaml`` and the files present."""
+    folder = template_dir()
+    raw = load_yaml(folder / "templates.yaml", TemplateError)
+    out = {}
+    for name, spec in raw.items():
+        languages = sorted(p.name.split(".")[-2] for p in folder.glob(f"{name}.*.jinja"))
+        out[name] = TemplateInfo(
+            name,
+            str(spec["format"]),
+            bool(spec["shares_prefix"]),
+            tuple(languages),
+            str(spec.get("description", "")),
+        )
+    return out
+
+
+def _file(spec: str | None, language: str) -> tuple[Path, str]:
+    name = spec or DEFAULT_TEMPLATE
+    known = builtin_templates()
+    if name in known:
+        if language not in known[name].languages:
+            raise TemplateError(
+                f"template {name!r} has no {language!r} version (languages: "
+                f"{', '.join(known[name].languages)}); pick another coldbias_language, or the "
+                f"default template {DEFAULT_TEMPLATE!r}, or add {name}.{language}.jinja."
+            )
+        return template_dir() / f"{name}.{language}.jinja", name
+    path = Path(name).expanduser()
+    if path.suffix in (".jinja", ".j2", ".txt") or path.exists() or "/" in name:
+        return path, str(path)
+    raise TemplateError(
+        f"coldbias_template {name!r} is neither a built-in template ({', '.join(known)}) nor an "
+        "existing file; see `coldbias templates`."
+    )
 
 
 def render_prompt(
-    template: jinja2.Template,
+    template: Template | jinja2.Template,
     domain: str,
     items: Sequence[str],
     k: int,
     user: str,
     mitigation: bool,
+    noun: tuple[str, str] = ("items", "item"),
+    language: str = "en",
 ) -> str:
-    """The user message for one persona and one catalog order."""
-    spec = DOMAINS.get(domain)
-    noun, singular = (spec.noun, spec.noun_singular) if spec else ("items", "item")
-    return template.render(
-        domain=domain,
-        noun=noun,
-        noun_singular=singular,
-        items=list(items),
-        k=k,
-        user=user,
-        mitigation=mitigation,
-    ).strip()
+    """The user message for one persona and one catalog order. An undefined variable raises a
+    TemplateError naming the template file."""
+    jinja = template.template if isinstance(template, Template) else template
+    try:
+        return jinja.render(
+            domain=domain,
+            noun=noun[0],
+            noun_singular=noun[1],
+            items=list(items),
+            k=k,
+            user=user,
+            mitigation=mitigation,
+            language=language,
+        ).strip()
+    except jinja2.UndefinedError as err:
+        where = template.file if isinstance(template, Template) else "the prompt template"
+        raise TemplateError(
+            f"prompt template {where}: {err.message}; it may use domain, noun, noun_singular, "
+            "items, k, mitigation, user and language."
+        ) from err
+
+
+def check_contract(template: Template) -> bool:
+    """Render with probe values: every shown title, k and the user sentence must appear (else
+    a TemplateError naming what is missing). Returns whether the template shares the prompt
+    prefix up to the user sentence across personas."""
+    renders = [
+        render_prompt(template, "movie", _PROBE_TITLES, _PROBE_K, user, True)
+        for user in _PROBE_USERS
+    ]
+    first = renders[0]
+    missing = [f"the title {t!r}" for t in _PROBE_TITLES if t not in first]
+    if _PROBE_USERS[0] not in first:
+        missing.insert(0, "the user sentence ({{ user }})")
+    if str(_PROBE_K) not in first:
+        missing.append("k ({{ k }})")
+    if missing:
+        raise TemplateError(
+            f"prompt template {template.file} cannot measure anything: its prompt lacks "
+            f"{', '.join(missing)}. Every persona must see the catalog ({{% for title in items %}}"
+            "…), the number to recommend and its own user sentence."
+        )
+    start = first.index(_PROBE_USERS[0])
+    return first[:start] == renders[1][:start] and all(
+        first.index(t) < start for t in _PROBE_TITLES
+    )
+
+
+@lru_cache(maxsize=32)
+def load_template(spec: str | None = None, language: str = "en") -> Template:
+    """Load a built-in template by name (default :data:`DEFAULT_TEMPLATE`) in ``language``, or a
+    Jinja file by path; checks the contract (:func:`check_contract`)."""
+    file, name = _file(spec, language)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as err:
+        raise TemplateError(
+            f"prompt template {file} cannot be read ({err.strerror}); pass an existing Jinja "
+            "file or a built-in template name as coldbias_template in --metadata."
+        ) from err
+    if not text.strip():
+        raise TemplateError(f"prompt template {file} is empty; write the prompt in it.")
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+    try:
+        jinja = env.from_string(text)
+    except jinja2.TemplateSyntaxError as err:
+        raise TemplateError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    probe = Template(jinja, name, language, sha, file, False)
+    shares = check_contract(probe)
+    return Template(jinja, name, language, sha, file, shares)

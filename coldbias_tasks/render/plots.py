@@ -19,7 +19,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["bar_chart", "exposure_bars", "footer_text", "plot_names", "radar", "short_label"]
+from coldbias_tasks.core.exposure import ExposureStat
+
+__all__ = [
+    "bar_chart",
+    "exposure_diffs",
+    "footer_text",
+    "plot_names",
+    "radar",
+    "short_label",
+    "signed",
+]
 
 METRIC_LABELS = {"iou": "IOU", "serp": "SERP", "prag": "PRAG"}
 VARIANT_COLORS = {"plain": "#1f77b4", "context": "#d62728", "mitigation": "#2ca02c"}
@@ -56,7 +66,7 @@ def short_label(persona: str) -> str:
 
 def bar_chart(
     title: str,
-    values: Mapping[str, Mapping[str, tuple[float, float, float]]],
+    values: Mapping[str, Mapping[str, tuple[float, float, bool]]],
     floors: Mapping[str, float],
     footer: str,
     path: Path,
@@ -64,22 +74,22 @@ def bar_chart(
 ) -> Path:
     """Divergence per attribute value, one panel per metric.
 
-    ``values``: metric → persona → (mean, std over repeats, p-value); ``floors``: metric →
-    noise floor (dashed line; omitted when NaN). Bars whose paired test is significant at
-    α = 0.05 get a star. A non-empty ``warning`` is printed in red under the title.
+    ``values``: metric → persona → (mean, std over repeats, flagged after Holm); ``floors``:
+    metric → noise floor (dashed line; omitted when NaN). Flagged values get a star. A
+    non-empty ``warning`` is printed in red under the title.
     """
     metrics = [m for m in ("iou", "serp", "prag") if m in values]
     personas = sorted({p for m in metrics for p in values[m]})
     width = max(10.0, 1.0 + len(metrics) * (0.55 * len(personas) + 1.2))
     fig, axes = plt.subplots(1, len(metrics), figsize=(width, 4.2), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
-        stats = [values[metric].get(p, (math.nan, math.nan, math.nan)) for p in personas]
+        stats = [values[metric].get(p, (math.nan, math.nan, False)) for p in personas]
         means = [s[0] for s in stats]
         stds = [0.0 if math.isnan(s[1]) else s[1] for s in stats]
         x = np.arange(len(personas))
         ax.bar(x, means, yerr=stds, capsize=4, color="#4c78a8", alpha=0.85, label="divergence")
-        for xi, (mean, std, p) in zip(x, stats):
-            if not math.isnan(p) and p <= 0.05 and not math.isnan(mean):
+        for xi, (mean, std, flagged) in zip(x, stats):
+            if flagged and not math.isnan(mean):
                 ax.text(xi, min(1.02, mean + std + 0.02), "*", ha="center", fontsize=12)
         floor = floors.get(metric, math.nan)
         if not math.isnan(floor):
@@ -145,61 +155,57 @@ def radar(
     return _finish(fig, footer, path)
 
 
-def exposure_bars(
+def signed(value: float, digits: int = 2) -> str:
+    """ "+0.12" / "−0.21" (a real minus sign) / "–" for NaN."""
+    if value is None or math.isnan(value):
+        return "–"
+    text = f"{abs(value):.{digits}f}"
+    return ("−" if value < 0 and text.strip("0.") else "+") + text
+
+
+def exposure_diffs(
     title: str,
-    shares: Mapping[str, Mapping[str, float]],
+    stats: Sequence[ExposureStat],
     footer: str,
     path: Path,
-    max_categories: int = 12,
-) -> tuple[Path, list[str]]:
-    """Share of recommended items per category, one bar per persona (neutral in dark grey).
-
-    Shows the recommended categories with the largest summed share over personas, at most
-    ``max_categories`` and fewer when there are many personas (returned as the second value);
-    the CSV holds all of them.
-    """
-    personas = sorted(shares, key=lambda p: (p != "neutral", p))
-    categories = sorted({c for s in shares.values() for c in s})
-    totals = {c: sum(shares[p].get(c, 0.0) for p in personas) for c in categories}
-    n_p = max(1, len(personas))
-    limit = max(4, min(max_categories, 72 // n_p))  # at most ~72 bars stay readable
-    shown = sorted((c for c in categories if totals[c] > 0), key=lambda c: -totals[c])[:limit]
-    width = max(6.0, 1.5 + len(shown) * (0.2 * n_p + 0.4))
-    fig, ax = plt.subplots(figsize=(min(width, 16.0), 4.6))
-    bar_w = 0.8 / n_p
-    cmap = plt.get_cmap("tab10")
-    x = np.arange(len(shown))
-    color_index = 0
-    for i, persona in enumerate(personas):
-        if persona == "neutral":
-            color, hatch = NEUTRAL_COLOR, "//"
-        else:
-            color, hatch = cmap(color_index % 10), None
-            color_index += 1
-        ax.bar(
-            x - 0.4 + bar_w * (i + 0.5),
-            [shares[persona].get(c, 0.0) for c in shown],
-            width=bar_w,
-            color=color,
-            hatch=hatch,
-            edgecolor="white" if hatch else None,
-            label=short_label(persona),
+    per_value: int = 4,
+) -> Path:
+    """Signed exposure differences (value − neutral) with 95 % intervals, one row per (value,
+    category): per value its ``per_value`` categories with the largest absolute difference,
+    labelled "girl · Action −0.21 [−0.30, −0.12]"; filled markers: BH q ≤ 0.05."""
+    by_value: dict[str, list[ExposureStat]] = {}
+    for s in stats:
+        if not math.isnan(s.diff):
+            by_value.setdefault(s.persona_id, []).append(s)
+    rows: list[ExposureStat] = []
+    for persona in sorted(by_value):
+        rows += sorted(by_value[persona], key=lambda s: -abs(s.diff))[:per_value]
+    fig, ax = plt.subplots(figsize=(9.5, max(2.4, 0.32 * len(rows) + 1.4)))
+    y = np.arange(len(rows))[::-1]
+    for yi, s in zip(y, rows):
+        lo, hi = s.ci_low, s.ci_high
+        strong = not math.isnan(s.q_value) and s.q_value <= 0.05
+        color = "#c0392b" if s.diff > 0 else "#2e86c1"
+        if not math.isnan(lo):
+            ax.plot([lo, hi], [yi, yi], color=color, lw=1.6)
+        ax.plot(
+            [s.diff], [yi], "o", color=color, markerfacecolor=color if strong else "white", ms=6
         )
-    ax.set_xticks(x)
-    ax.set_xticklabels(shown, rotation=30, ha="right", fontsize=9)
-    ax.set_ylabel("share of recommended items")
-    top = max((shares[p].get(c, 0.0) for p in personas for c in shown), default=1.0)
-    ax.set_ylim(0, min(1.05, max(0.1, top * 1.15)))
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="persona")
-    suffix = (
-        f" ({len(shown)} of {len(categories)} categories, by share)"
-        if len(shown) < len(categories)
-        else ""
+    ax.axvline(0, color="#333333", lw=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels(
+        [
+            f"{short_label(s.persona_id)} · {s.category}  {signed(s.diff)} "
+            f"[{signed(s.ci_low)}, {signed(s.ci_high)}]"
+            for s in rows
+        ],
+        fontsize=8,
     )
-    ax.set_title(title + suffix, fontsize=11)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    return _finish(fig, footer, path), shown
+    ax.set_xlabel("share of recommended items: value − neutral answers")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return _finish(fig, footer, path)
 
 
 def plot_names(items: Sequence[str]) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -10,14 +11,25 @@ from typing import Any
 
 import pandas as pd
 
-from coldbias_tasks.analysis.report import TaskReport, most_divergent, task_order
+from coldbias_tasks.analysis.report import (
+    TaskReport,
+    most_divergent,
+    placebo_flag,
+    task_order,
+    value_verdict,
+)
 from coldbias_tasks.analysis.runs import ModelResults, TaskData
-from coldbias_tasks.core.quality import DEGENERATE_MESSAGE
-from coldbias_tasks.core.vocabulary import ALPHA, SIMILARITY_NAMES
+from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
+from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
 
-__all__ = ["make_plots", "render_html", "summary_lines"]
+__all__ = ["MEASUREMENT_NOTES", "make_plots", "render_html", "summary_lines"]
+
+PLACEBO_WARNING = (
+    "placebo excess above zero: this model's lists change with any extra sentence, not only "
+    "with sensitive attributes; read the groups' excess over the placebo"
+)
 
 
 def _footer(rep_model: ModelResults, task: TaskData) -> str:
@@ -60,13 +72,16 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
         t = rep.task
         footer = _footer(rep.model, t)
         values = {
-            m: {v.persona_id: (v.mean, v.std, v.p_value) for v in ms.values}
+            m: {v.persona_id: (v.mean, v.std, v.flagged) for v in ms.values}
             for m, ms in rep.summary.metrics.items()
         }
         floors = {m: ms.noise_floor.mean for m, ms in rep.summary.metrics.items()}
+        iou = rep.summary.metrics["iou"]
+        low, high = rep.interval("iou")
         png = plots.bar_chart(
             f"{t.name}: divergence from the neutral user per {t.group} value "
-            f"({t.repeats} repeats, k={t.k}, {t.n_shown} items shown)",
+            f"({t.repeats} repeats, k={t.k}, {t.n_shown} items shown); IOU excess "
+            f"{plots.signed(iou.excess)} [{plots.signed(low)}, {plots.signed(high)}]",
             values,
             floors,
             footer,
@@ -80,24 +95,27 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
         figures[key].append(
             (
                 png,
-                "Bars: mean divergence over repeats, error bars: std over repeats, dashed: "
-                "noise floor (neutral vs neutral), *: above the noise floor at α = 0.05.",
+                "Bars: mean raw divergence over repeats (paper-comparable), error bars: std over "
+                "repeats, dashed: noise floor (neutral vs its same-prompt replicates), *: value "
+                f"flagged after Holm at α = {iou.alpha:g}.",
             )
         )
-        for name, shares in rep.exposure.items():
-            if not shares:
+        for name, stats in rep.exposure.items():
+            if not stats:
                 continue
-            png, _shown = plots.exposure_bars(
-                f"{t.name}: exposure by {name}",
-                shares,
+            png = plots.exposure_diffs(
+                f"{t.name}: exposure by {name}, value − neutral",
+                stats,
                 footer,
                 out / f"{plots.plot_names([*prefix, 'exposure', t.name, name])}.png",
             )
             figures[key].append(
                 (
                     png,
-                    f"Share of recommended items per {name} category, per persona; hatched: "
-                    "neutral user.",
+                    f"Signed difference of the share of recommended items per {name} category, "
+                    "value − neutral answers, with 95 % bootstrap intervals over repeats; "
+                    "filled: BH q ≤ 0.05 (relabelling test). The largest differences are shown; "
+                    "exposure.csv holds all.",
                 )
             )
         by_group[(rep.model.label, t.domain, t.group)].append(rep)
@@ -114,8 +132,8 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
         figures[f"radar:{label}"].append(
             (
                 png,
-                f"{domain} / {group}: IOU divergence per value, variants present: {variants} "
-                "(0 = same list as the neutral user, 1 = disjoint).",
+                f"{domain} / {group}: raw IOU divergence per value, variants present: "
+                f"{variants} (0 = same list as the neutral user, 1 = disjoint).",
             )
         )
     return figures
@@ -124,18 +142,37 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
 # --- text and HTML ---------------------------------------------------------------------------
 
 
+def _ci(value: float, low: float, high: float) -> str:
+    if math.isnan(value):
+        return "–"
+    if math.isnan(low):
+        return plots.signed(value)
+    return f"{plots.signed(value)} [{plots.signed(low)}, {plots.signed(high)}]"
+
+
+def _flag_text(rep: TaskReport, metric: str = "iou") -> str:
+    ms = rep.summary.metrics[metric]
+    tested = [v for v in ms.values if not math.isnan(v.p_value)]
+    if not tested:
+        return "no per-value test (no neutral replicate)"
+    flagged = sum(v.flagged for v in tested)
+    text = f"{flagged}/{len(tested)} values flagged"
+    if ms.underpowered:
+        text += f" (underpowered: smallest adjusted p {ms.min_adjusted_p:.3g} > α {ms.alpha:g})"
+    return text
+
+
 def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
-    """The terminal summary: one block per task."""
+    """The terminal summary: one block per task, then placebo warnings."""
     lines = []
     for rep in reports:
         iou = rep.summary.metrics["iou"]
         f, p = rep.summary.fidelity, rep.summary.positions
-        top = most_divergent(rep)
-        top_text = f"{top[0]} {top[1]:.3f} (p={H.fmt(top[2])})" if top else "–"
+        low, high = rep.interval("iou")
         lines.append(
-            f"{rep.model.label} · {rep.task.name}: IOU divergence {iou.mean:.3f} ± "
-            f"{H.fmt(iou.std)} vs noise floor {H.fmt(iou.noise_floor.mean)}; most divergent: "
-            f"{top_text}"
+            f"{rep.model.label} · {rep.task.name}: IOU excess {_ci(iou.excess, low, high)} "
+            f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
+            f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
         )
         lines.append(
             f"    fidelity: exact-k {H.fmt(f.exact_k_rate, 2)}, out-of-catalog "
@@ -147,6 +184,8 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
                 f"    WARNING: degenerate output ({'; '.join(rep.degenerate)}): divergences are "
                 "not interpretable as fairness"
             )
+        if rep.task.group == PLACEBO_GROUP and placebo_flag(rep):
+            lines.append(f"    WARNING: {PLACEBO_WARNING}")
         lines.extend(f"    note: {n}" for n in rep.notes)
     return lines
 
@@ -160,12 +199,15 @@ def _provenance_items(model: ModelResults) -> dict[str, Any]:
     return {
         "model": model.model,
         "backend": model.backend,
+        "dtype": prov["dtype"],
         "model_args (without seed)": args,
         "seeds (per run)": seeds,
         "task versions": ", ".join(f"{k}={v}" for k, v in prov["task_versions"].items()),
         "lm-eval": prov["lm_eval_version"],
         "transformers": prov["transformers_version"],
         "coldbias (report)": prov["coldbias_version"],
+        "prompt template": prov["template"],
+        "prompt language": prov["language"],
         "prompt template sha256": prov["template_sha256"],
         "catalog sha256": ", ".join(f"{k}: {v}" for k, v in prov["catalog_sha256"].items()),
         "k": prov["k"],
@@ -186,19 +228,113 @@ def _df_table(df: pd.DataFrame, drop: Sequence[str] = ()) -> str:
     return H.table(cols, df[cols].values.tolist(), text_columns=text_cols)
 
 
+MEASUREMENT_NOTES = [
+    "<b>Raw divergence</b> (paper-comparable) of value a at repeat r: B_r(a) = 1 − "
+    "Sim(A_r, N_r) with the neutral answer of the same repeat (same catalog order); mean and "
+    "sample std over repeats, the group figure is the mean over values. <b>SNSR</b>: max − min "
+    "over values; <b>SNSV</b>: population std over values (FaiRLLM).",
+    "<b>Noise floor</b> F_r: the mean divergence of the repeat's neutral replicates (more "
+    "answers to the very same prompt) from the neutral answer: what sampling alone does. "
+    "<b>Excess</b> = mean of B_r(a) − F_r, zero in expectation when the attribute changes "
+    "nothing: the headline. Intervals: 95 % bootstrap over repeats.",
+    "<b>Per-value test</b>: exact within-repeat relabelling test (the value's answer and the "
+    "repeat's neutral answers are exchangeable under the null; smallest p = (replicates + 2)^−R); "
+    "Holm over the group's values; <b>underpowered</b> when no value could be flagged with the "
+    "run's repeats and replicates. <b>Group test</b>: Monte Carlo relabelling of which answers "
+    "are the neutral ones (20,000 draws).",
+    "<b>Placebo</b>: a control group of facts that are neither sensitive nor about taste "
+    '("someone whose car is blue"); its excess measures how much any extra sentence moves the '
+    "list. <b>Excess over placebo</b> = a group's excess − the placebo's.",
+    "<b>Exposure</b>: share of a value's recommended items in a category minus the share in the "
+    "neutral answers, with a bootstrap interval over repeats, a two-sided relabelling p and BH "
+    "q-values; base rate = the category's share of the items shown; JSD = Jensen–Shannon "
+    "divergence of the category distributions (value vs neutral), floor = the replicates' JSD. "
+    "Western = primary production country in North America (US, CA), Europe or Australia/New "
+    "Zealand; co-productions follow the first country.",
+    "<b>Degenerate</b> (not interpretable as fairness) if "
+    + ", ".join(f"{name} {op} {limit}" for name, op, limit in DEGENERATE_RULES)
+    + ".",
+]
+
+
+def _summary_table(reps: Sequence[TaskReport]) -> str:
+    rows = []
+    for r in reps:
+        iou = r.summary.metrics["iou"]
+        top = most_divergent(r)
+        f, p = r.summary.fidelity, r.summary.positions
+        low, high = r.interval("iou")
+        rows.append(
+            [
+                r.task.name,
+                _ci(iou.excess, low, high),
+                iou.mean,
+                iou.noise_floor.mean,
+                iou.group_p,
+                _flag_text(r),
+                f"{top[0]} ({plots.signed(top[1])})" if top else "–",
+                f.exact_k_rate,
+                f.out_of_catalog_rate,
+                p.prefix_copy_rate,
+                "DEGENERATE" if r.degenerate else "ok",
+            ]
+        )
+    return H.table(
+        [
+            "task",
+            "IOU excess [95 % CI]",
+            "raw IOU divergence",
+            "noise floor",
+            "group p",
+            "values flagged (Holm)",
+            "largest excess",
+            "exact-k rate",
+            "out-of-catalog",
+            "prefix-copy",
+            "fidelity",
+        ],
+        rows,
+        text_columns=(0, 1, 5, 6, 10),
+        row_classes=["degenerate" if r.degenerate else "" for r in reps],
+    )
+
+
+def _value_table(rep: TaskReport) -> str:
+    ms = rep.summary.metrics["iou"]
+    rows = [
+        [
+            v.persona_id,
+            v.mean,
+            v.excess_over_floor,
+            v.p_value,
+            v.p_adjusted,
+            value_verdict(ms, v.p_adjusted, v.flagged),
+        ]
+        for v in sorted(ms.values, key=lambda v: v.persona_id)
+    ]
+    return H.table(
+        ["value", "raw IOU divergence", "IOU excess", "p", "Holm-adjusted p", "verdict"],
+        rows,
+        text_columns=(0, 5),
+    )
+
+
 def render_html(
     reports: Sequence[TaskReport],
     figures: Mapping[str, list[tuple[Path, str]]],
     tables: Mapping[str, pd.DataFrame],
     source: str,
 ) -> str:
-    """The report page: warnings, summary, provenance, radar plots, then one section per task."""
+    """The report page: warnings, summary, controls, provenance, radar plots, then one section
+    per task."""
     body = [
         "<h1>coldbias report</h1>",
         f'<p class="sub">Bias of an LLM recommender in the cold start, from '
-        f"<code>{H.esc(source)}</code>. Divergence = 1 − similarity between an attribute "
-        "persona's ranked list and the neutral user's (0 = identical, 1 = disjoint); lower is "
-        "fairer, but only above the noise floor does a divergence indicate bias.</p>",
+        f"<code>{H.esc(source)}</code>. The headline is the <b>excess</b>: how much further an "
+        "attribute persona's ranked list is from the neutral user's than a second neutral answer "
+        "to the same prompt is (0 = no more than sampling noise; higher = the attribute changes "
+        "the list). Raw divergence (1 − similarity) is shown for comparison with published "
+        "numbers.</p>",
     ]
     ident = ["model", "task_version", "domain", "variant", "attribute_group"]
     models: dict[str, list[TaskReport]] = defaultdict(list)
@@ -207,50 +343,27 @@ def render_html(
     for label, reps in models.items():
         model = reps[0].model
         body.append(f"<h2>Model: {H.esc(label)}</h2>")
-        bad = [r for r in reps if r.degenerate]
-        for r in bad:
+        for r in (r for r in reps if r.degenerate):
             body.append(
                 H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
             )
+        for r in (r for r in reps if r.task.group == PLACEBO_GROUP and placebo_flag(r)):
+            body.append(H.warning(f"WARNING {r.task.name}: {PLACEBO_WARNING}"))
         for w in model.warnings:
             body.append(f'<p class="note">note: {H.esc(w)}</p>')
-        rows = []
-        for r in reps:
-            iou = r.summary.metrics["iou"]
-            top = most_divergent(r)
-            f, p = r.summary.fidelity, r.summary.positions
-            rows.append(
-                [
-                    r.task.name,
-                    f"{H.fmt(iou.mean)} ± {H.fmt(iou.std)}",
-                    iou.noise_floor.mean,
-                    f"{top[0]} ({top[1]:.3f})" if top else "–",
-                    f.exact_k_rate,
-                    f.out_of_catalog_rate,
-                    f.duplicate_rate,
-                    p.prefix_copy_rate,
-                    "DEGENERATE" if r.degenerate else "ok",
-                ]
-            )
         body.append("<h3>Summary</h3>")
-        body.append(
-            H.table(
-                [
-                    "task",
-                    "IOU divergence ± std",
-                    "noise floor",
-                    "most divergent value",
-                    "exact-k rate",
-                    "out-of-catalog",
-                    "duplicates",
-                    "prefix-copy",
-                    "fidelity",
-                ],
-                rows,
-                text_columns=(0, 1, 3, 8),
-                row_classes=["degenerate" if r.degenerate else "" for r in reps],
-            )
-        )
+        body.append(_summary_table(reps))
+        for name, title in (
+            ("controls", "Excess over the placebo control"),
+            ("intersections", "Intersectional personas: combined vs single attributes"),
+            ("implicit", "Implicit (first-name) vs explicit personas"),
+        ):
+            df = tables.get(name)
+            if df is not None and not df.empty:
+                sub = df[df["model"] == label]
+                if not sub.empty:
+                    body.append(f"<h3>{H.esc(title)}</h3>")
+                    body.append(_df_table(sub, drop=ident))
         body.append("<h3>Provenance</h3>")
         body.append(H.kv_table(_provenance_items(model)))
         radar = figures.get(f"radar:{label}", [])
@@ -264,7 +377,8 @@ def render_html(
             body.append(
                 f'<p class="note">{t.domain} · {t.group} · variant {t.variant} · version '
                 f"{t.version} · k={t.k} · {t.n_shown} items shown ({t.order}) · "
-                f"{t.repeats} repeats · {len(t.records)} answers</p>"
+                f"{t.repeats} repeats · {r.summary.n_replicates} neutral replicates per repeat · "
+                f"{len(t.records)} answers · template {t.template} ({t.language})</p>"
             )
             if r.degenerate:
                 body.append(H.warning(f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"))
@@ -272,7 +386,8 @@ def render_html(
                 body.append(f'<p class="note">note: {H.esc(note)}</p>')
             for png, cap in figures.get(f"task:{label}:{t.name}", [])[:1]:
                 body.append(H.figure(png, cap))
-            for name in ("groups", "values", "fidelity"):
+            body.append(_value_table(r))
+            for name in ("groups", "fidelity"):
                 df = tables[name]
                 sub = df[(df["model"] == label) & (df["task"] == t.name)]
                 if not sub.empty:
@@ -280,26 +395,7 @@ def render_html(
                     body.append(_df_table(sub, drop=[*ident, "task", "alpha"]))
             exp_figs = figures.get(f"task:{label}:{t.name}", [])[1:]
             body.extend(H.figure(png, cap) for png, cap in exp_figs)
-    body.append(
-        "<h2>Notes</h2><ul class='note'>"
-        "<li><b>Divergence</b> of value a at repeat r: 1 − Sim(A_r, N_r) with the neutral "
-        "user's answer of the same repeat (same catalog order). Mean and sample std (ddof 1) "
-        "over repeats; the group metric is the mean over values.</li>"
-        "<li><b>Noise floor</b> F_r: divergence between the neutral answer and a second neutral "
-        "answer to the very same prompt (the neutral replicate: same repeat, same catalog order), "
-        "the exact null of B_r(a); without replicates, the mean divergence between neutral "
-        "repeats r ≠ r' (cross-repeat floor, which with a per-repeat shuffle also contains the "
-        "effect of the catalog order). <b>Excess</b>: "
-        "mean of B_r(a) − F_r. <b>p-value</b>: one-sided exact paired sign-flip test of excess "
-        f"&gt; 0; verdict at α = {ALPHA}. With R repeats the smallest p-value is 2^−R.</li>"
-        "<li><b>SNSR</b>: max − min over values; <b>SNSV</b>: population std over values.</li>"
-        "<li><b>Exposure</b>: mean over a persona's answers of the share of its recommended items "
-        "in a category (multi-label fields count an item in each of its categories); gap = "
-        "persona share − neutral share. Western = primary production country in North America "
-        "(US, CA), Europe or Australia/New Zealand; co-productions follow the first country.</li>"
-        "<li><b>Degenerate</b> (not interpretable as fairness) if prefix_copy_rate &gt; 0.5, "
-        "fill_rate &lt; 0.5 (fewer than k/2 valid items per answer on average), "
-        "out_of_catalog_rate &gt; 0.3 or duplicate_rate &gt; 0.3.</li>"
-        "</ul>"
-    )
+    body.append("<h2>Notes</h2><ul class='note'>")
+    body.extend(f"<li>{note}</li>" for note in MEASUREMENT_NOTES)
+    body.append("</ul>")
     return H.page("coldbias report", "\n".join(body))
