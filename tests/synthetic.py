@@ -38,6 +38,17 @@ def _rng(*parts: object) -> random.Random:
     return random.Random(hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest())
 
 
+def sample_ranking(
+    shown: Sequence[int], k: int, rng: random.Random, weight: Callable[[int], float]
+) -> list[int]:
+    """k of ``shown`` without replacement, Plackett–Luce in ``weight`` (Gumbel top-k)."""
+    keys = [
+        (math.log(weight(item)) - math.log(-math.log(rng.random() or 1e-12)), item)
+        for item in shown
+    ]
+    return [item for _, item in sorted(keys, reverse=True)[:k]]
+
+
 class SyntheticRecommender(LM):
     """Answers coldbias prompts with k shown titles, one per line.
 
@@ -53,6 +64,7 @@ class SyntheticRecommender(LM):
         skew: float = 1.0,
         style: str = "numbered",
         titles: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+        **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
         self.seed = seed
@@ -61,7 +73,18 @@ class SyntheticRecommender(LM):
         self.style = style
         self._titles = titles
 
+    @property
+    def tokenizer_name(self) -> str:
+        return "coldbias-synthetic"
+
+    def apply_chat_template(
+        self, chat_history: list[dict[str, str]], add_generation_prompt: bool = True
+    ) -> str:
+        return "\n".join(m["content"] for m in chat_history)
+
     def _answer(self, doc: Mapping[str, Any]) -> str:
+        if "shown_ids" not in doc:  # another harness task: a fixed short answer
+            return str(doc.get("answer", "ok"))
         shown: list[int] = list(doc["shown_ids"])
         k = int(doc["k"])
         persona = str(doc["persona_id"])
@@ -74,12 +97,12 @@ class SyntheticRecommender(LM):
             persona,
             doc["repeat"],
         )
-        keys = []
-        for item in shown:
-            weight = popularity(item, self.skew) * (boost(item) if boost else 1.0)
-            # Gumbel-top-k draws k items without replacement, Plackett–Luce in the weights
-            keys.append((math.log(weight) - math.log(-math.log(rng.random() or 1e-12)), item))
-        picked = [item for _, item in sorted(keys, reverse=True)[:k]]
+        picked = sample_ranking(
+            shown,
+            k,
+            rng,
+            lambda item: popularity(item, self.skew) * (boost(item) if boost else 1.0),
+        )
         names = self._titles(doc) if self._titles else None
         if names is None:
             from coldbias_tasks.core.catalog import load_catalog
@@ -89,6 +112,17 @@ class SyntheticRecommender(LM):
         if self.style == "numbered":
             return "\n".join(f"{n}. {t}" for n, t in enumerate(lines, start=1))
         return "\n".join(lines)
+
+    @classmethod
+    def create_from_arg_string(
+        cls, arg_string: str, additional_config: dict | None = None
+    ) -> SyntheticRecommender:
+        """``--model_args seed=3,skew=2.0`` (the CLI path)."""
+        kwargs = {}
+        for part in filter(None, (arg_string or "").split(",")):
+            key, _, value = part.partition("=")
+            kwargs[key] = float(value) if key == "skew" else int(value) if key == "seed" else value
+        return cls(**{k: v for k, v in kwargs.items() if k in ("seed", "skew")})
 
     def generate_until(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list[str]:
         return [self._answer(req.doc) for req in requests]
@@ -154,3 +188,14 @@ def metric_table(results: Mapping[str, Any]) -> str:
         for section in ("results", "groups")
     }
     return json.dumps(table, indent=1, sort_keys=True, default=str) + "\n"
+
+
+def register() -> str:
+    """Register :class:`SyntheticRecommender` as lm-eval model ``coldbias-synthetic`` (for runs
+    through the ``coldbias eval`` command line in this process); returns the name."""
+    from lm_eval.api.registry import MODEL_REGISTRY, register_model
+
+    name = "coldbias-synthetic"
+    if name not in MODEL_REGISTRY:
+        register_model(name)(SyntheticRecommender)
+    return name

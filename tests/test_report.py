@@ -126,6 +126,18 @@ def make_samples(
     return lines
 
 
+def _settings(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The coldbias settings lm-eval records with a task, as the synthetic lines were made."""
+    docs = [line["doc"] for line in lines]
+    replicates = {d["persona_id"] for d in docs if d["persona_id"].startswith("neutral.rep")}
+    return {
+        "coldbias_k": K,
+        "coldbias_repeats": max(d["repeat"] for d in docs) + 1,
+        "coldbias_replicates": len(replicates),
+        "coldbias_n_items": N_SHOWN,
+    }
+
+
 def write_run(
     out: Path,
     tasks: dict[str, list[dict[str, Any]]],
@@ -160,7 +172,7 @@ def write_run(
             "dataset_kwargs": {"domain": domain, "group": group, "variant": variant},
             "output_type": "generate_until",
             "repeats": 1,
-            "metadata": {"version": 1.0, "pretrained": model, "seed": seed, "coldbias_k": K},
+            "metadata": {"version": 1.0, "pretrained": model, "seed": seed, **_settings(lines)},
         }
         higher[task] = {metric: better for metric, (_agg, better) in METRICS.items()}
         if write_samples:
@@ -180,7 +192,10 @@ def write_run(
         "versions": {task: 1.0 if task.startswith("coldbias") else 2.0 for task in results},
         "n-shot": {task: 0 for task in results},
         "higher_is_better": higher,
-        "n-samples": {t: {"original": 1, "effective": 1} for t in results},
+        "n-samples": {
+            t: {"original": len(tasks.get(t, [1])), "effective": len(tasks.get(t, [1]))}
+            for t in results
+        },
         "config": {
             "model": backend,
             "model_args": {"pretrained": model, "dtype": "bfloat16", "seed": seed},
@@ -507,8 +522,9 @@ def test_results_without_samples(tmp_path: Path) -> None:
 def test_runs_of_one_model_are_pooled_in_the_report(tmp_path: Path) -> None:
     out = tmp_path / "out"
     lines = make_samples("coldbias_movie_gender", spread_rule)
+    other = make_samples("coldbias_movie_gender", lambda p, r, s: spread_rule(p, r, s[::-1]))
     write_run(out, {"coldbias_movie_gender": lines}, seed=1, stamp="2026-01-01T00-00-00.1")
-    write_run(out, {"coldbias_movie_gender": lines}, seed=2, stamp="2026-01-02T00-00-00.1")
+    write_run(out, {"coldbias_movie_gender": other}, seed=2, stamp="2026-01-02T00-00-00.1")
     result = commands.build_report(out, tmp_path / "rep")
     (rep,) = result.reports
     assert rep.task.repeats == 6

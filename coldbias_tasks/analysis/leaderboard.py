@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from coldbias_tasks.analysis.bootstrap import BOOTSTRAP_RESAMPLES, interval, metric_draws
-from coldbias_tasks.analysis.runs import ModelResults, Run, TaskData, pool_runs, scan_folder
+from coldbias_tasks.analysis.runs import (
+    LoadOptions,
+    ModelResults,
+    Run,
+    TaskData,
+    pool_runs,
+    scan_folder,
+)
 from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons
@@ -214,6 +221,9 @@ def build_rows(
             ", ".join(dict.fromkeys(t.version for t in model.tasks.values()))
         )
         row.cells["settings"] = Cell(_settings(model.tasks.values()))
+        partial = [t.name for t in model.tasks.values() if t.partial]
+        if partial:
+            row.cells["partial"] = Cell("PARTIAL: " + ", ".join(sorted(partial)))
         row.degenerate = degenerate_reasons(fid, pos)
         row.cells["degenerate"] = Cell(
             ("yes: " + "; ".join(row.degenerate)) if row.degenerate else "no"
@@ -230,6 +240,11 @@ def build_rows(
                 row.cells[key] = Cell(metric.value)
         rows.append(row)
     columns = _columns(domains, groups, placebo_domains, extra)
+    if any("partial" in r.cells for r in rows):
+        columns.insert(2, Column(
+            "partial", "partial", numeric=False,
+            description="tasks reported from incomplete runs (--allow-partial): numbers biased",
+        ))  # fmt: skip
     rows.sort(key=_sort_key)
     return columns, rows
 
@@ -423,13 +438,15 @@ def _columns(
     return cols
 
 
-def collect(dirs: Sequence[str | Path]) -> tuple[list[Run], list[str]]:
+def collect(
+    dirs: Sequence[str | Path], options: LoadOptions | None = None
+) -> tuple[list[Run], list[str]]:
     """Runs of all ``dirs``; each unusable folder becomes a message instead of an exception."""
     runs: list[Run] = []
     messages: list[str] = []
     for d in dirs:
         try:
-            found = scan_folder(d)
+            found = scan_folder(d, options)
         except RunError as err:
             messages.append(f"skipped: {err}")
             continue
@@ -447,10 +464,12 @@ def collect(dirs: Sequence[str | Path]) -> tuple[list[Run], list[str]]:
 
 
 def build_leaderboard(
-    dirs: Sequence[str | Path], resamples: int = BOOTSTRAP_RESAMPLES
+    dirs: Sequence[str | Path],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    options: LoadOptions | None = None,
 ) -> Leaderboard:
     """Leaderboard of all usable folders (problems are in ``messages``, never raised)."""
-    runs, messages = collect(dirs)
+    runs, messages = collect(dirs, options)
     models = pool_runs(runs) if runs else []
     for model in models:
         messages += [w for w in model.warnings if w not in messages]

@@ -191,7 +191,9 @@ def _group_verdict(ms: MetricSummary) -> str:
 # --- tables ----------------------------------------------------------------------------------
 
 
-IDENT_COLUMNS = ("model", "task", "task_version", "domain", "variant", "attribute_group")
+IDENT_COLUMNS = (
+    "model", "task", "task_version", "domain", "variant", "attribute_group", "partial",
+)  # fmt: skip
 
 
 def _ident(rep: TaskReport) -> dict[str, Any]:
@@ -203,6 +205,7 @@ def _ident(rep: TaskReport) -> dict[str, Any]:
         "domain": t.domain,
         "variant": t.variant,
         "attribute_group": t.group,
+        "partial": t.partial,
     }
 
 

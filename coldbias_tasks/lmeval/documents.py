@@ -1,6 +1,6 @@
 """The documents of one coldbias task: one per (persona, repeat), neutral persona first.
 
-Settings come from lm-eval ``--metadata`` (:mod:`coldbias_tasks.lmeval.settings`): k, the
+Settings come from lm-eval ``--metadata`` (:mod:`coldbias_tasks.core.settings`): k, the
 catalog items shown (a seeded subset stratified by the domain's ``stratum`` field, proportional
 allocation, largest remainder), repeats, neutral replicates per repeat, the catalog order
 (``shuffle``: a seeded order per repeat, the same for every persona, attribute group and
@@ -21,9 +21,9 @@ from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.personas import load_personas, nouns
 from coldbias_tasks.core.records import TaskDoc
+from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
-from coldbias_tasks.lmeval.settings import DEFAULTS, Settings
 
 __all__ = [
     "DEFAULTS",

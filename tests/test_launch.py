@@ -1,0 +1,87 @@
+"""``coldbias eval``: user task folders next to coldbias', the early task-name check, defaults.
+
+The end-to-end case runs the command line in this process with the synthetic recommender
+registered as an lm-eval model, a coldbias task and a user's own generate_until task over a
+local JSONL in ONE evaluation (one results file).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from coldbias_tasks.app import cli, launch
+from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.resources import tasks_dir
+from tests.synthetic import register
+
+USER_TASK = """task: my_echo
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: generate_until
+doc_to_text: "Say {{{{answer}}}}."
+doc_to_target: "{{{{answer}}}}"
+generation_kwargs:
+  until: []
+  max_gen_toks: 8
+metric_list:
+  - metric: exact_match
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+"""
+
+
+@pytest.fixture
+def user_tasks(tmp_path: Path) -> Path:
+    folder = tmp_path / "my_tasks"
+    folder.mkdir()
+    data = folder / "data.jsonl"
+    data.write_text("".join(json.dumps({"answer": w}) + "\n" for w in ("red", "blue", "green")))
+    (folder / "my_echo.yaml").write_text(USER_TASK.format(data=data))
+    return folder
+
+
+def test_a_user_task_and_a_coldbias_task_in_one_run(user_tasks: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
+    code = cli.main(
+        ["eval", "--model", register(), "--model_args", "seed=1", "--tasks",
+         "my_echo,coldbias_music_physics", "--include_path", str(user_tasks),
+         "--metadata", json.dumps(meta), "--output_path", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    (results_file,) = out.rglob("results_*.json")
+    results = json.loads(results_file.read_text())
+    assert results["results"]["my_echo"]["exact_match,none"] == 1.0
+    assert -1 <= results["results"]["coldbias_music_physics"]["iou_excess,ranked"] <= 1
+    assert list(out.rglob("samples_my_echo_*.jsonl"))
+    assert list(out.rglob("samples_coldbias_music_physics_*.jsonl"))
+
+
+def test_include_paths_are_collected_and_checked(user_tasks: Path) -> None:
+    run = launch.prepare(
+        ["--include_path", str(user_tasks), "--include_path", str(tasks_dir()),
+         "--tasks", "my_echo,coldbias_movie_gender"]
+    )  # fmt: skip
+    assert run.include_paths == [str(user_tasks.resolve())]
+    assert run.argv.count("--include_path") == 1
+    assert run.argv[run.argv.index("--include_path") + 1] == str(tasks_dir())
+    with pytest.raises(SettingsError, match="no such file or folder"):
+        launch.prepare(["--include_path", "/no/such/folder"])
+
+
+def test_unknown_coldbias_task_is_refused_before_any_model_loads() -> None:
+    with pytest.raises(SettingsError, match=r"'coldbias_movie_gendr' is not a coldbias task.*"
+                       r"Closest: coldbias_movie_gender"):  # fmt: skip
+        launch.prepare(["--model", "vllm", "--model_args", "pretrained=x", "--tasks",
+                        "coldbias_movie_gendr"])  # fmt: skip
+    # other harness tasks are lm-eval's business
+    launch.prepare(["--tasks", "arc_easy,coldbias_movie"])
+    assert cli.main(["eval", "--tasks", "coldbias_nope"]) == 1
