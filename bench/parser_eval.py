@@ -3,8 +3,12 @@
     python bench/parser_eval.py
 
 Prints: cases fully correct, false matches (items returned that the case does not expect) and
-missed items, for the shipped cutoff and a sweep of cutoffs; then answers per second for
-realistic 20-line answers against the 500-item movie catalog on one core.
+missed items, for the shipped cutoff and a sweep of cutoffs (over ``CASES`` and
+``EXTRA_CASES`` of tests/parse_cases.py); the Wikidata false-match sweep, bare and formatted
+(with year, with director); then answers per second for realistic 20-line answers against the
+500-item movie catalog on one core (CPU time of this process), and the same for the music and
+college catalogs (songs as '"Title" by Artist' with wrong artists, colleges with abbreviations
+and native names).
 """
 
 from __future__ import annotations
@@ -18,9 +22,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.parse_
 
 from coldbias_tasks.core import parse
 from coldbias_tasks.core.catalog import load_catalog
-from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS
+from tests.parse_cases import (
+    CASES,
+    COLLEGES,
+    EXTRA_CASES,
+    MOVIES,
+    SONGS,
+    USER_COLLEGES,
+    USER_FILMS,
+    USER_SONGS,
+)
 
-CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}
+CATALOGS = {
+    "movies": MOVIES,
+    "songs": SONGS,
+    "colleges": COLLEGES,
+    "user_colleges": USER_COLLEGES,
+    "user_songs": USER_SONGS,
+    "user_films": USER_FILMS,
+}
+
+
+def _catalog(name: str) -> tuple[str, ...]:
+    return CATALOGS[name] if name in CATALOGS else load_catalog(name).titles
 
 
 def score(cutoff: float) -> tuple[int, int, int]:
@@ -28,8 +52,8 @@ def score(cutoff: float) -> tuple[int, int, int]:
     parse.FUZZY_CUTOFF = cutoff
     parse._cached_index.cache_clear()
     correct = false = missed = 0
-    for case in CASES:
-        catalog = CATALOGS[case.catalog]
+    for case in CASES + EXTRA_CASES:
+        catalog = _catalog(case.catalog)
         got = parse.parse_ranking(case.answer, catalog, case.k)
         titles = [catalog[i] for i in got.items]
         false += sum(1 for t in titles if t not in case.expected)
@@ -42,10 +66,20 @@ def score(cutoff: float) -> tuple[int, int, int]:
     return correct, false, missed
 
 
-def wikidata_false_matches() -> tuple[int, list[tuple[str, str]]] | None:
+#: Answer lines for the formatted Wikidata sweeps: a bold title with its year, a title with its
+#: director, a quoted title "by" its director.
+WIKIDATA_FORMATS = (
+    "1. **{title}** ({year})",
+    "- {title} - {director}",
+    '1. "{title}" by {director}',
+)
+
+
+def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, str]]] | None:
     """Every Wikidata film title (bokeh-sampledata, 1940–2014) that is NOT in the movie catalog,
-    parsed as a one-line answer against the 500-item catalog: each match is a false match unless
-    it is the same film under another title. None without bokeh-sampledata.
+    parsed as a one-line answer (``fmt`` of its title, year and first director) against the
+    500-item catalog: each match is a false match unless it is the same film under another
+    title. None without bokeh-sampledata.
     """
     try:
         import sqlite3
@@ -56,14 +90,28 @@ def wikidata_false_matches() -> tuple[int, list[tuple[str, str]]] | None:
     titles = load_catalog("movie").titles
     keys = {parse.normalized_key(t) for t in titles}
     with sqlite3.connect(movie_path) as con:
-        others = sorted({row[0] for row in con.execute("SELECT Title FROM omdb") if row[0]})
-    others = [t for t in others if parse.normalized_key(t) not in keys]
+        rows = con.execute("SELECT Title, Year, Director FROM omdb").fetchall()
+    films: dict[str, tuple[str, str]] = {}
+    for title, year, director in rows:
+        if title and parse.normalized_key(title) not in keys:
+            first = (director or "").split(",")[0].strip() or "Unknown"
+            films.setdefault(title, (str(year or ""), first))
     hits = []
-    for other in others:
-        got = parse.parse_ranking(other, titles, 1)
+    for other in sorted(films):
+        year, director = films[other]
+        got = parse.parse_ranking(fmt.format(title=other, year=year, director=director), titles, 1)
         if got.items:
             hits.append((other, titles[got.items[0]]))
-    return len(others), hits
+    return len(films), hits
+
+
+def _time(answers: list[str], titles: tuple[str, ...]) -> float:
+    parse._cached_index.cache_clear()
+    parse.parse_ranking("warm up", titles, 20)
+    start = time.process_time()  # CPU time: other processes on the machine do not count
+    for answer in answers:
+        parse.parse_ranking(answer, titles, 20)
+    return len(answers) / (time.process_time() - start)
 
 
 def speed(n_answers: int = 2000) -> float:
@@ -82,16 +130,52 @@ def speed(n_answers: int = 2000) -> float:
                 title = f"Invented Film {rng.randint(0, 10**6)}"  # hallucination → fuzzy miss
             lines.append(f"{rank}. **{title}** ({rng.randint(1950, 2020)})")
         answers.append("\n".join(lines))
-    parse.parse_ranking("warm up", titles, 20)
-    start = time.perf_counter()
-    for answer in answers:
-        parse.parse_ranking(answer, titles, 20)
-    return n_answers / (time.perf_counter() - start)
+    return _time(answers, titles)
+
+
+def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
+    """Answers per second for the music catalog ('"Title" by Artist', 10 % with another
+    catalog artist, 10 % invented) and the college catalog (10 % with an abbreviation in
+    parentheses, 10 % with a native-script name, 10 % invented)."""
+    rng = random.Random(1)
+    out = {}
+    songs = load_catalog("music").titles
+    artists = [t.rpartition(" by ")[2] for t in songs]
+    answers = []
+    for _ in range(n_answers):
+        lines = []
+        for rank in range(1, 21):
+            title, _, artist = rng.choice(songs).rpartition(" by ")
+            roll = rng.random()
+            if roll < 0.1:
+                artist = rng.choice(artists)  # usually another artist → conflict
+            elif roll < 0.2:
+                title = f"Invented Song {rng.randint(0, 10**6)}"
+            lines.append(f'{rank}. "{title}" by {artist}')
+        answers.append("\n".join(lines))
+    out["music"] = _time(answers, songs)
+    colleges = load_catalog("college").titles
+    answers = []
+    for _ in range(n_answers):
+        lines = []
+        for rank in range(1, 21):
+            name = rng.choice(colleges)
+            roll = rng.random()
+            if roll < 0.1:
+                name = f"{name} ({rng.choice(['TU', 'UX', 'NUS', 'Top 10'])})"
+            elif roll < 0.2:
+                name = f"大学{rng.randint(0, 99)} ({name})"
+            elif roll < 0.3:
+                name = f"University of Invented Place {rng.randint(0, 10**6)}"
+            lines.append(f"{rank}. {name}")
+        answers.append("\n".join(lines))
+    out["college"] = _time(answers, colleges)
+    return out
 
 
 if __name__ == "__main__":
     shipped = parse.FUZZY_CUTOFF
-    print(f"{len(CASES)} hand-written answers")
+    print(f"{len(CASES) + len(EXTRA_CASES)} hand-written answers")
     print("cutoff  fully-correct  false-matches  missed-items  wikidata-matches")
     for cutoff in (70.0, 75.0, 80.0, 85.0, shipped, 90.0, 95.0, 100.0):
         correct, false, missed = score(cutoff)
@@ -107,4 +191,12 @@ if __name__ == "__main__":
         print(f"{n_titles} Wikidata film titles not in the catalog → {len(hits)} matched:")
         for answer, matched in hits:
             print(f"    {answer!r} → {matched!r}")
+    for fmt in WIKIDATA_FORMATS:
+        formatted = wikidata_false_matches(fmt)
+        if formatted is not None:
+            print(f"formatted as {fmt!r} → {len(formatted[1])} matched:")
+            for answer, matched in formatted[1]:
+                print(f"    {answer!r} → {matched!r}")
     print(f"speed: {speed():.0f} answers/s (20 lines each, 500-item catalog, one core)")
+    for domain, rate in speed_songs_colleges().items():
+        print(f"speed ({domain}): {rate:.0f} answers/s (20 lines each, 500-item catalog)")

@@ -1,7 +1,12 @@
 """Golden cases for ``coldbias_tasks.core.parse.parse_ranking``.
 
-Data only: three fixture catalogs and ``CASES``. The test maps each string in
-``ParseCase.expected`` to its index in the named catalog.
+Data only: three fixture catalogs and ``CASES``; then user-style catalogs
+(``USER_COLLEGES``, ``USER_SONGS``, ``USER_FILMS``) and ``EXTRA_CASES`` for
+catalog-derived aliases, institution names across languages, native scripts,
+songs with and without artists, structured (JSON / HTML) answers and lead-ins,
+also against the built-in catalogs ("movie", "music", "college", parsed
+without their aliases column); tests/test_parse_extra.py runs those. The test
+maps each string in ``ParseCase.expected`` to its index in the named catalog.
 
 Counting conventions used by every case:
 
@@ -18,7 +23,7 @@ Counting conventions used by every case:
   duplicate nor out-of-catalog. No case puts an unmatched or repeated entry
   after the k-th match, so no case depends on whether the parser keeps
   scanning after it has k items.
-* Doubtful spellings are deliberately absent rather than given a verdict:
+* Doubtful spellings are deliberately absent from ``CASES`` rather than given a verdict:
   abbreviations ("MIT", "UCLA"), "Seven" for "Se7en", "8 1/2" for "8½",
   "Godfather 2", "Twelve Angry Men", full subtitles such as
   "Dr. Strangelove or: How I Learned to Stop Worrying and Love the Bomb",
@@ -2291,3 +2296,632 @@ CASES: tuple[ParseCase, ...] = (
         n_duplicates=0,
     ),
 )
+
+
+# ----------------------------------------------------------------------
+# Catalog-derived aliases, institution names, native scripts, songs with
+# and without artists, structured (JSON / HTML) answers, lead-ins and film
+# lines with a director. ``catalog`` names one of the two user-style
+# catalogs below or a built-in catalog ("movie", "music", "college", loaded
+# with ``load_catalog`` and parsed WITHOUT its aliases column, so only the
+# catalog-derived names count).
+# ----------------------------------------------------------------------
+
+#: A college catalog as a user might supply it: abbreviations in parentheses, separators,
+#: native names, and near-homonyms that must stay apart.
+USER_COLLEGES: tuple[str, ...] = (
+    "Massachusetts Institute of Technology (MIT)",
+    "California Institute of Technology (Caltech)",
+    "University of Cambridge",
+    "Sorbonne University - Faculty of Science",
+    "Trinity College Dublin, The University of Dublin",
+    "KIT, Karlsruhe Institute of Technology",
+    "ETH Zurich - Swiss Federal Institute of Technology",
+    "University of California, Berkeley (UCB)",
+    "University of California, Los Angeles (UCLA)",
+    "Nanyang Technological University, Singapore (NTU)",
+    "National Taiwan University (NTU)",
+    "Technical University of Munich",
+    "University of Tokyo",
+    "Tokyo University of Science",
+    "University of Washington",
+    "Washington University in St. Louis",
+    "Universidad de Buenos Aires (UBA)",
+    "University of St Andrews",
+    "Texas A&M University",
+    "University of Toronto",
+    "Université de Montréal",
+    "Saint Louis University",
+    "The University of Melbourne",
+    "University of Colorado Boulder",
+    "University of Colorado, Denver",
+    "Universidad Nacional Autónoma de México (UNAM)",
+    "Pontificia Universidad Católica de Chile",
+    "Freie Universität Berlin",
+    "Politecnico di Milano",
+    "Alma Mater Studiorum - University of Bologna",
+)
+
+#: A song catalog where some entries have no artist.
+USER_SONGS: tuple[str, ...] = (
+    "Imagine",
+    "Heart of Glass",
+    "Old Town Road",
+    "Roxanne by The Police",
+    "Take Me Out by Franz Ferdinand",
+    "Royals by Lorde",
+    "Green Light by Lorde",
+    "Hurt by Nine Inch Nails",
+    "Hurt by Johnny Cash",
+    "Sweet Dreams (Are Made of This) by Eurythmics",
+    "Another Brick in the Wall, Pt. 2 by Pink Floyd",
+    "Wish You Were Here by Pink Floyd",
+    "Smells Like Teen Spirit by Nirvana",
+    "Come as You Are by Nirvana",
+    "Seventeen by Sharon Van Etten",
+    "C.R.E.A.M. by Wu-Tang Clan",
+    "Last Nite by The Strokes",
+    "Paranoid Android by Radiohead",
+    "Under Pressure by Queen and David Bowie",
+    "Feels Like We Only Go Backwards by Tame Impala",
+)
+
+EXTRA_CASES: tuple[ParseCase, ...] = (
+    # --- catalog-derived aliases (user catalog) -------------------------
+    ParseCase(
+        name="alias_abbreviation_in_catalog_parens",
+        catalog="user_colleges",
+        k=6,
+        answer="1. MIT\n2. Caltech\n3. UCLA\n4. UBA\n5. UNAM\n6. UCB",
+        expected=(
+            "Massachusetts Institute of Technology (MIT)",
+            "California Institute of Technology (Caltech)",
+            "University of California, Los Angeles (UCLA)",
+            "Universidad de Buenos Aires (UBA)",
+            "Universidad Nacional Autónoma de México (UNAM)",
+            "University of California, Berkeley (UCB)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="alias_catalog_title_without_its_parens",
+        catalog="user_colleges",
+        k=3,
+        answer=(
+            "- Massachusetts Institute of Technology\n- University of California, Berkeley\n"
+            "- Universidad de Buenos Aires"
+        ),
+        expected=(
+            "Massachusetts Institute of Technology (MIT)",
+            "University of California, Berkeley (UCB)",
+            "Universidad de Buenos Aires (UBA)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="alias_main_part_before_separator",
+        catalog="user_colleges",
+        k=8,
+        answer=(
+            "1. Sorbonne University\n2. Trinity College Dublin\n3. ETH Zurich\n"
+            "4. Nanyang Technological University\n5. Karlsruhe Institute of Technology\n"
+            "6. Swiss Federal Institute of Technology\n7. KIT\n8. University of Bologna"
+        ),
+        expected=(
+            "Sorbonne University - Faculty of Science",
+            "Trinity College Dublin, The University of Dublin",
+            "ETH Zurich - Swiss Federal Institute of Technology",
+            "Nanyang Technological University, Singapore (NTU)",
+            "KIT, Karlsruhe Institute of Technology",
+            "Alma Mater Studiorum - University of Bologna",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=2,
+    ),
+    ParseCase(
+        name="alias_ambiguous_never_match",
+        catalog="user_colleges",
+        k=5,
+        answer=(
+            "1. NTU\n2. University of California\n3. Tokyo University\n"
+            "4. Washington University\n5. University of Colorado"
+        ),
+        expected=(),
+        n_out_of_catalog=5,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="alias_unknown_university_stays_out",
+        catalog="user_colleges",
+        k=5,
+        answer=(
+            "1. University of Atlantis\n2. MIT\n3. Universidad de Narnia\n"
+            "4. Technical University of Gotham (TUG)\n5. Dublin University of Science"
+        ),
+        expected=("Massachusetts Institute of Technology (MIT)",),
+        n_out_of_catalog=4,
+        n_duplicates=0,
+    ),
+    # --- institution words across languages ------------------------------
+    ParseCase(
+        name="institution_native_language_names",
+        catalog="user_colleges",
+        k=6,
+        answer=(
+            "1. Technische Universität München\n2. Free University of Berlin\n"
+            "3. University of Montreal\n4. National Autonomous University of Mexico\n"
+            "5. Pontifical Catholic University of Chile\n6. University of Buenos Aires"
+        ),
+        expected=(
+            "Technical University of Munich",
+            "Freie Universität Berlin",
+            "Université de Montréal",
+            "Universidad Nacional Autónoma de México (UNAM)",
+            "Pontificia Universidad Católica de Chile",
+            "Universidad de Buenos Aires (UBA)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="institution_word_order_saint_and_ampersand",
+        catalog="user_colleges",
+        k=6,
+        answer=(
+            "- Toronto University\n- Melbourne University\n- St Andrews University\n"
+            "- St. Louis University\n- Texas A and M University\n- Milan Polytechnic"
+        ),
+        expected=(
+            "University of Toronto",
+            "The University of Melbourne",
+            "University of St Andrews",
+            "Saint Louis University",
+            "Texas A&M University",
+            "Politecnico di Milano",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="institution_leading_the_either_side",
+        catalog="user_colleges",
+        k=3,
+        answer=(
+            "1. The University of Toronto\n2. University of Melbourne\n"
+            "3. The Massachusetts Institute of Technology"
+        ),
+        expected=(
+            "University of Toronto",
+            "The University of Melbourne",
+            "Massachusetts Institute of Technology (MIT)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    # --- the answer's own parenthetical, native scripts, CJK layout ------
+    ParseCase(
+        name="answer_parenthetical_differs_from_catalog",
+        catalog="user_colleges",
+        k=5,
+        answer=(
+            "1. University of California, Berkeley (UC Berkeley)\n"
+            "2. Nanyang Technological University (NTU Singapore)\n"
+            "3. Technical University of Munich (TUM)\n4. University of Tokyo (Todai)\n"
+            "5. Singapore (MIT)"
+        ),
+        expected=(
+            "University of California, Berkeley (UCB)",
+            "Nanyang Technological University, Singapore (NTU)",
+            "Technical University of Munich",
+            "University of Tokyo",
+            "Massachusetts Institute of Technology (MIT)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="native_script_name_before_or_after",
+        catalog="user_colleges",
+        k=4,
+        answer=(
+            "1. 東京大学 (The University of Tokyo)\n"
+            "2. Tokyo University of Science（東京理科大学）\n"
+            "3. 《清华大学》Tsinghua University\n4. 慕尼黑工业大学 Technical University of Munich"
+        ),
+        expected=(
+            "University of Tokyo",
+            "Tokyo University of Science",
+            "Technical University of Munich",
+        ),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="native_script_film_titles",
+        catalog="movie",
+        k=4,
+        answer=(
+            "１．《盗梦空间》Inception\n２．Spirited Away（千と千尋の神隠し）\n"
+            "３．「Parasite」\n４．『Oldboy』"
+        ),
+        expected=("Inception", "Spirited Away", "Parasite", "Oldboy"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="cjk_list_markers",
+        catalog="movie",
+        k=4,
+        answer="推荐电影：\n1、Jaws\n（2）Psycho\n３、Vertigo\n4．Chinatown",
+        expected=("Jaws", "Psycho", "Vertigo", "Chinatown"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="cjk_quotes_and_fullwidth_comma_list",
+        catalog="movie",
+        k=3,
+        answer="我推荐：《Jaws》，《Alien》，《Heat》",
+        expected=("Jaws", "Alien", "Heat"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    # --- songs -------------------------------------------------------------
+    ParseCase(
+        name="songs_artist_added_to_catalog_title_without_artist",
+        catalog="user_songs",
+        k=3,
+        answer=(
+            "1. Imagine by John Lennon\n2. Heart of Glass - Blondie\n3. Old Town Road (Lil Nas X)"
+        ),
+        expected=("Imagine", "Heart of Glass", "Old Town Road"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_artist_missing",
+        catalog="user_songs",
+        k=4,
+        answer="- Roxanne\n- Take Me Out\n- Royals\n- Hurt",
+        expected=("Roxanne by The Police", "Take Me Out by Franz Ferdinand", "Royals by Lorde"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_artist_first",
+        catalog="user_songs",
+        k=4,
+        answer=(
+            "1. The Strokes - Last Nite\n2. Radiohead by Paranoid Android\n"
+            "3. Nirvana – Come as You Are\n4. Lorde by Green Light"
+        ),
+        expected=(
+            "Last Nite by The Strokes",
+            "Paranoid Android by Radiohead",
+            "Come as You Are by Nirvana",
+            "Green Light by Lorde",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_misspelled_with_known_artist",
+        catalog="user_songs",
+        k=4,
+        answer=(
+            "1. Royal by Lorde\n2. Feel Like We Only Go Backwards by Tame Impala\n"
+            "3. Smells Like Teen Sprit by Nirvana\n4. 17 by Sharon Van Etten"
+        ),
+        expected=(
+            "Royals by Lorde",
+            "Feels Like We Only Go Backwards by Tame Impala",
+            "Smells Like Teen Spirit by Nirvana",
+            "Seventeen by Sharon Van Etten",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_truncated_and_parenthetical_dropped",
+        catalog="user_songs",
+        k=3,
+        answer=(
+            "1. Another Brick in the Wall by Pink Floyd\n2. Sweet Dreams by Eurythmics\n"
+            "3. \u201cSweet Dreams (Are Made of This)\u201d \u2013 Eurythmics"
+        ),
+        expected=(
+            "Another Brick in the Wall, Pt. 2 by Pink Floyd",
+            "Sweet Dreams (Are Made of This) by Eurythmics",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=1,
+    ),
+    ParseCase(
+        name="songs_partial_or_joint_artist_names",
+        catalog="user_songs",
+        k=2,
+        answer='1. "C.R.E.A.M." by Wu-Tang\n2. Under Pressure by Queen',
+        expected=("C.R.E.A.M. by Wu-Tang Clan", "Under Pressure by Queen and David Bowie"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_another_artist_is_not_a_match",
+        catalog="user_songs",
+        k=5,
+        answer=(
+            "1. \u201cTake Me Out\u201d by The Kinks\n2. Roxanne - Sting and Shaggy\n"
+            "3. Wish You Were Here by The Beatles\n4. Royals by Taylor Swift\n"
+            "5. Green Light by John Legend"
+        ),
+        expected=(),
+        n_out_of_catalog=5,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_invented_title_by_catalog_artist",
+        catalog="user_songs",
+        k=3,
+        answer=(
+            "1. Blue Light by Lorde\n2. Paranoid Android by Radiohead\n3. In Bloom Again by Nirvana"
+        ),
+        expected=("Paranoid Android by Radiohead",),
+        n_out_of_catalog=2,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="songs_builtin_catalog_without_artist_or_parenthetical",
+        catalog="music",
+        k=4,
+        answer=(
+            "1. Sweet Dreams - Eurythmics\n2. I Will Survive (Gloria Gaynor)\n"
+            "3. Ever Fallen in Love by Buzzcocks\n4. The Reaper by Blue Oyster Cult"
+        ),
+        expected=(
+            "Sweet Dreams (Are Made of This) by Eurythmics",
+            "I Will Survive by Gloria Gaynor",
+            "Ever Fallen in Love (With Someone You Shouldn't've) by Buzzcocks",
+            "(Don't Fear) The Reaper by Blue Öyster Cult",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    # --- structured answers --------------------------------------------------
+    ParseCase(
+        name="json_one_line_array",
+        catalog="movie",
+        k=4,
+        answer='["Jaws", "Alien", "Invented Movie", "Heat"]',
+        expected=("Jaws", "Alien", "Heat"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="json_pretty_array_in_fence_with_prose",
+        catalog="movie",
+        k=3,
+        answer=(
+            'Here is the list in JSON:\n```json\n[\n  "Vertigo",\n  "Psycho",\n'
+            '  "Rear Window"\n]\n```\nEnjoy!'
+        ),
+        expected=("Vertigo", "Psycho", "Rear Window"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="json_objects_with_title_field",
+        catalog="movie",
+        k=3,
+        answer=(
+            '[{"rank": 1, "title": "Casablanca", "year": 1942},\n'
+            ' {"rank": 2, "title": "Citizen Kane", "year": 1941},\n'
+            ' {"rank": 3, "title": "Casablanca", "year": 1942}]'
+        ),
+        expected=("Casablanca", "Citizen Kane"),
+        n_out_of_catalog=0,
+        n_duplicates=1,
+    ),
+    ParseCase(
+        name="json_object_holding_array_of_songs",
+        catalog="user_songs",
+        k=3,
+        answer=(
+            '```json\n{"recommendations": [\n'
+            '  {"song": "Royals", "artist": "Lorde"},\n'
+            '  {"song": "Imagine", "artist": "John Lennon"},\n'
+            '  {"song": "Made Up Song", "artist": "Nobody"}\n]}\n```'
+        ),
+        expected=("Royals by Lorde", "Imagine"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="json_universities_keys_never_entries",
+        catalog="user_colleges",
+        k=3,
+        answer=(
+            '{\n  "universities": [\n    {"name": "MIT", "country": "USA"},\n'
+            '    {"name": "University of Atlantis", "country": "Atlantis"},\n'
+            '    {"name": "Freie Universität Berlin", "country": "Germany"}\n  ]\n}'
+        ),
+        expected=("Massachusetts Institute of Technology (MIT)", "Freie Universität Berlin"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="json_broken_read_line_by_line",
+        catalog="movie",
+        k=3,
+        answer='```json\n{\n  "movies": [\n    "Jaws",\n    "Alien",\n    "Heat",\n  ]\n',
+        expected=("Jaws", "Alien", "Heat"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="html_ordered_list",
+        catalog="movie",
+        k=3,
+        answer=(
+            "<p>My picks:</p>\n<ol>\n  <li><strong>Fargo</strong> (1996)</li>\n"
+            "  <li>Memento</li>\n  <li>Not A Real Film</li>\n</ol>"
+        ),
+        expected=("Fargo", "Memento"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="html_unordered_list_one_line",
+        catalog="user_colleges",
+        k=2,
+        answer="<ul><li>University of Cambridge</li><li>Texas A&amp;M University</li></ul>",
+        expected=("University of Cambridge", "Texas A&M University"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    # --- lead-ins and film lines with a director or comment ------------------
+    ParseCase(
+        name="lead_in_does_not_swallow_first_title",
+        catalog="movie",
+        k=5,
+        answer="Here are 5 films you might enjoy: Jaws, Alien, Heat, Fargo, and Memento.",
+        expected=("Jaws", "Alien", "Heat", "Fargo", "Memento"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="lead_in_list_with_hallucinations",
+        catalog="movie",
+        k=5,
+        answer="Here are three picks: Jaws, The Shark Returns Again, Midnight Ocean Tales",
+        expected=("Jaws",),
+        n_out_of_catalog=2,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="lead_in_joined_abbreviations_stay_apart",
+        catalog="user_colleges",
+        k=5,
+        answer="Top choices: MIT, University of Cambridge, KIT, ETH Zurich, UCLA",
+        expected=(
+            "Massachusetts Institute of Technology (MIT)",
+            "University of Cambridge",
+            "KIT, Karlsruhe Institute of Technology",
+            "ETH Zurich - Swiss Federal Institute of Technology",
+            "University of California, Los Angeles (UCLA)",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="lead_in_joined_quoted_songs",
+        catalog="user_songs",
+        k=3,
+        answer=(
+            'My favourites: "Royals" by Lorde, "Roxanne" by The Police, "Imagine" by John Lennon'
+        ),
+        expected=("Royals by Lorde", "Roxanne by The Police", "Imagine"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="lead_in_sentence_before_single_title",
+        catalog="movie",
+        k=2,
+        answer="1. Classic space horror: Alien\n2. A mind-bending heist in dreams: Inception",
+        expected=("Alien", "Inception"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="film_title_dash_or_by_director",
+        catalog="movie",
+        k=4,
+        answer=(
+            "1. Jaws - Steven Spielberg\n2. Psycho by Alfred Hitchcock\n"
+            "3. Heat \u2013 Michael Mann (1995)\n4. Seven Samurai - Akira Kurosawa"
+        ),
+        expected=("Jaws", "Psycho", "Heat", "Seven Samurai"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="film_title_colon_short_comment",
+        catalog="movie",
+        k=3,
+        answer=(
+            "1. Rashomon: a samurai tale told four ways.\n2. Chinatown: Noir at its best.\n"
+            "3. Oldboy: Still shocking."
+        ),
+        expected=("Rashomon", "Chinatown", "Oldboy"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="film_tab_separated_rows",
+        catalog="movie",
+        k=3,
+        answer="1\tJaws\t1975\n2\tAlien\t1979\n3\tHeat\tMichael Mann",
+        expected=("Jaws", "Alien", "Heat"),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="film_sequel_subtitles_are_not_directors",
+        catalog="movie",
+        k=4,
+        answer=(
+            "1. Star Trek - Into Darkness\n2. Mission: Impossible - Ghost Protocol\n"
+            "3. Alien - Covenant\n4. Dune - Part Three"
+        ),
+        expected=(),
+        n_out_of_catalog=4,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="film_article_keeps_its_own_title",
+        catalog="user_films",
+        k=3,
+        answer="1. Taxi Driver\n2. A Taxi Driver\n3. The Taxi Driver",
+        expected=("Taxi Driver", "A Taxi Driver"),
+        n_out_of_catalog=1,
+        n_duplicates=0,
+    ),
+    # --- built-in college catalog (no aliases column) -----------------------
+    ParseCase(
+        name="builtin_colleges_derived_names",
+        catalog="college",
+        k=6,
+        answer=(
+            "1. Royal Holloway\n2. University of Tennessee\n3. Universität Leipzig\n"
+            "4. Technische Universität Berlin\n5. Universität Zürich\n"
+            "6. St. Petersburg State University"
+        ),
+        expected=(
+            "Royal Holloway, University of London",
+            "University of Tennessee, Knoxville",
+            "Leipzig University",
+            "Technical University of Berlin",
+            "University of Zurich",
+            "Saint Petersburg State University",
+        ),
+        n_out_of_catalog=0,
+        n_duplicates=0,
+    ),
+    ParseCase(
+        name="builtin_colleges_ambiguous_and_unknown",
+        catalog="college",
+        k=4,
+        answer=(
+            "1. University of California\n2. Washington University\n"
+            "3. University of London\n4. Universidad de Narnia"
+        ),
+        expected=(),
+        n_out_of_catalog=4,
+        n_duplicates=0,
+    ),
+)
+
+#: Small film catalog for article-sensitive titles.
+USER_FILMS: tuple[str, ...] = ("Taxi Driver", "A Taxi Driver", "Jaws", "Alien")
