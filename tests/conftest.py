@@ -10,9 +10,21 @@ import pytest
 from coldbias_tasks.app.demo import RUN_ENV, demo_argv, run_eval_child
 from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env
 
-#: Tasks of the end-to-end runs: a whole domain group plus one task of each other domain.
-E2E_TASKS = ["coldbias_movie", "coldbias_music_gender", "coldbias_college_religion"]
-E2E_METADATA = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
+#: Tasks of the end-to-end runs: a whole domain group, one task of each other domain, and one
+#: reverse task (4 items); one neutral replicate per repeat keeps the CPU run short.
+E2E_TASKS = [
+    "coldbias_movie",
+    "coldbias_music_gender",
+    "coldbias_college_religion",
+    "coldbias_reverse_movie_gender",
+]
+E2E_METADATA = {
+    "coldbias_n_items": 40,
+    "coldbias_k": 5,
+    "coldbias_repeats": 3,
+    "coldbias_replicates": 1,
+    "coldbias_items": 4,
+}
 
 
 def run_coldbias_eval(argv: list[str], log: Path) -> dict[str, float]:

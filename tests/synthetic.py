@@ -64,9 +64,13 @@ class SyntheticRecommender(LM):
         skew: float = 1.0,
         style: str = "numbered",
         titles: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+        user_effect: Mapping[str, float] | None = None,
+        keep_order: bool = False,
         **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
+        self.user_effect = dict(user_effect or {})
+        self.keep_order = keep_order
         self.seed = seed
         self.effect = dict(effect or {})
         self.skew = skew
@@ -83,6 +87,8 @@ class SyntheticRecommender(LM):
         return "\n".join(m["content"] for m in chat_history)
 
     def _answer(self, doc: Mapping[str, Any]) -> str:
+        if doc.get("kind") == "reverse":
+            return self._rank_users(doc)
         if "shown_ids" not in doc:  # another harness task: a fixed short answer
             return str(doc.get("answer", "ok"))
         shown: list[int] = list(doc["shown_ids"])
@@ -112,6 +118,20 @@ class SyntheticRecommender(LM):
         if self.style == "numbered":
             return "\n".join(f"{n}. {t}" for n, t in enumerate(lines, start=1))
         return "\n".join(lines)
+
+    def _rank_users(self, doc: Mapping[str, Any]) -> str:
+        """A reverse answer: the users ranked by a random score plus ``user_effect`` (persona
+        id → shift; a positive shift ranks the user higher), or in the shown order with
+        ``keep_order``; numbered "1. 3. a girl" style."""
+        rng = _rng(self.seed, "reverse", doc["attribute_group"], doc["item_id"], doc["repeat"])
+        users = list(range(len(doc["candidates"])))
+        if not self.keep_order:
+            score = {i: rng.random() + self.user_effect.get(doc["candidates"][i], 0.0)
+                     for i in users}  # fmt: skip
+            users.sort(key=lambda i: -score[i])
+        return "\n".join(
+            f"{rank}. {i + 1}. {doc['phrases'][i]}" for rank, i in enumerate(users, start=1)
+        )
 
     @classmethod
     def create_from_arg_string(

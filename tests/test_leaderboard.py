@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
-from coldbias_tasks.analysis import bootstrap, leaderboard
+from coldbias_tasks.analysis import intervals, leaderboard
 from coldbias_tasks.analysis.runs import load_folder, pool_runs
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
@@ -148,30 +149,50 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     assert directions["n"] == "" and directions["model"] == ""
 
 
-def test_bootstrap_is_deterministic_and_resamples_repeats(tmp_path: Path) -> None:
+def test_t_interval_over_repeats(tmp_path: Path) -> None:
     out = write_run(tmp_path / "o", fair_tasks())
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
     summary = summarize_group(task.records).metrics["iou"]
-    a = bootstrap.metric_draws(summary, task.name, "divergence")
-    b = bootstrap.metric_draws(summary, task.name, "divergence")
-    assert a.shape == (bootstrap.BOOTSTRAP_RESAMPLES,) == (1000,)
-    np.testing.assert_array_equal(a, b)
-    assert float(np.mean(a)) == pytest.approx(summary.mean, abs=0.02)
-    # a draw resamples whole repeats: it lies between the lowest and highest repeat means
+    series = intervals.metric_series(summary, "divergence")
+    # the series is the per-repeat mean over values; its mean is the task figure
     repeats = sorted(summary.values[0].by_repeat)
     per_repeat = [np.mean([v.by_repeat[r] for v in summary.values]) for r in repeats]
-    assert min(per_repeat) - 1e-12 <= a.min() and a.max() <= max(per_repeat) + 1e-12
-    excess = bootstrap.metric_draws(summary, task.name, "excess")
-    assert float(np.mean(excess)) == pytest.approx(summary.excess, abs=0.02)
+    assert list(series.values()) == pytest.approx(per_repeat)
+    assert float(np.mean(list(series.values()))) == pytest.approx(summary.mean)
+    low, high = intervals.t_interval(series)
+    half = stats.t.ppf(0.975, len(per_repeat) - 1) * np.std(per_repeat, ddof=1)
+    assert (high - low) / 2 == pytest.approx(half / np.sqrt(len(per_repeat)))
+    excess = intervals.metric_series(summary, "excess")
+    assert float(np.mean(list(excess.values()))) == pytest.approx(summary.excess)
+    # one repeat: no interval; a difference only over repeats both series have
+    assert all(math.isnan(x) for x in intervals.t_interval({0: 0.3}))
+    assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 0.5, 2: 9.0}], (1, -1)) == {1: 1.5}
+    assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 4.0}]) == {0: 1.0, 1: 3.0}
     # all answers identical → zero-width interval
     same = write_run(
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
     serp = summarize_group(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
-    draws = bootstrap.metric_draws(serp, "coldbias_movie_gender", "divergence")
-    assert set(draws.tolist()) == {0.0}
+    assert intervals.t_interval(intervals.metric_series(serp, "divergence")) == (0.0, 0.0)
+
+
+def test_t_interval_covers_at_its_level_with_five_repeats() -> None:
+    """Simulated normal repeat figures: the 95 % t-interval covers the true mean ≈ 95 % of the
+    time with R = 5 (a percentile bootstrap of 5 repeats covers ≈ 80 %)."""
+    rng = np.random.default_rng(7)
+    hits = boot_hits = 0
+    trials = 2000
+    for _ in range(trials):
+        x = rng.normal(0.2, 0.05, size=5)
+        low, high = intervals.t_interval(dict(enumerate(x)))
+        hits += low <= 0.2 <= high
+        draws = x[rng.integers(0, 5, size=(1000, 5))].mean(axis=1)
+        b_low, b_high = intervals.interval(draws)
+        boot_hits += b_low <= 0.2 <= b_high
+    assert 0.93 <= hits / trials <= 0.97
+    assert boot_hits / trials < 0.88
 
 
 def test_degenerate_sorted_last_and_flagged(tmp_path: Path) -> None:
@@ -278,7 +299,9 @@ def test_output_files(tmp_path: Path) -> None:
     assert "#sort=" in page and "addEventListener" in page
     assert "http" not in page.split("<script>")[1]
     notes = page.split("<h2>Notes</h2>")[1]
-    assert "bootstrap" in notes and "↓ lower is better" in notes and "Degenerate" in notes
+    assert (
+        "Student-t over repeats" in notes and "↓ lower is better" in notes and "Degenerate" in notes
+    )
 
 
 # --- headless Chromium on a real run ----------------------------------------------------------

@@ -67,7 +67,14 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
         for group in config.implicit:
             assert vocabulary.task_name(domain, group, "implicit") in manager.all_subtasks
     assert "coldbias_all" in manager.all_tags
-    per_domain = 3 * len(explicit) + len(intersections) + len(config.implicit)
+    for domain in vocabulary.DOMAINS:
+        assert vocabulary.reverse_group_name(domain) in manager.all_groups
+        for group in explicit:
+            assert vocabulary.reverse_task_name(domain, group) in manager.all_subtasks
+    assert vocabulary.reverse_group_name(None) in manager.all_groups
+    # forward: 3 variants of every explicit group, plain intersections, implicit; reverse:
+    # every explicit group
+    per_domain = 3 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
     assert len(manager.all_subtasks) == 3 * per_domain
 
 

@@ -3,8 +3,8 @@
 Runs of one model (same ``model_name``, backend and ``model_args`` minus ``seed``) are merged
 with their seeds pooled (:func:`coldbias_tasks.analysis.runs.pool_runs`). Columns: per-domain
 divergence (IOU, SERP, PRAG; mean over the domain's attribute tasks of the task mean) with a
-bootstrap 95% interval, IOU divergence per attribute group (pooled over domains), fidelity,
-``n``, task versions, a degenerate flag, and the headline metric of any other harness task
+95% Student-t interval over repeats, IOU divergence per attribute group (pooled over domains),
+fidelity, ``n``, task versions, a degenerate flag, and the headline metric of any other harness task
 found in the same results files (capability next to fairness). Degenerate models always sort
 last. Markdown and HTML are in :mod:`coldbias_tasks.render.leaderboard_page`.
 """
@@ -20,7 +20,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from coldbias_tasks.analysis.bootstrap import BOOTSTRAP_RESAMPLES, interval, metric_draws
+from coldbias_tasks.analysis.intervals import (
+    BOOTSTRAP_RESAMPLES,
+    Series,
+    combine,
+    interval,
+    metric_series,
+    reverse_gap_draws,
+    t_interval,
+)
 from coldbias_tasks.analysis.runs import (
     LoadOptions,
     ModelResults,
@@ -32,6 +40,7 @@ from coldbias_tasks.analysis.runs import (
 from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons
+from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
@@ -94,7 +103,9 @@ class Leaderboard:
     messages: list[str] = field(default_factory=list)
 
 
-def _combine(values: Sequence[float], draws: Sequence[np.ndarray]) -> tuple[float, np.ndarray]:
+def _combine_draws(
+    values: Sequence[float], draws: Sequence[np.ndarray]
+) -> tuple[float, np.ndarray]:
     """Mean of ``values`` (NaN ones left out, with their draws) and its bootstrap draws (the
     parts' draws averaged draw by draw); NaN and no draws when nothing is left."""
     keep = [(v, d) for v, d in zip(values, draws) if not math.isnan(v)]
@@ -103,8 +114,16 @@ def _combine(values: Sequence[float], draws: Sequence[np.ndarray]) -> tuple[floa
     return float(np.mean([v for v, _ in keep])), np.mean(np.vstack([d for _, d in keep]), axis=0)
 
 
-def _cell_of(value: float, draws: np.ndarray) -> Cell:
+def _draws_cell(value: float, draws: np.ndarray) -> Cell:
     low, high = interval(draws)
+    return Cell(value, low, high)
+
+
+def _cell_of(value: float, series: Series) -> Cell:
+    """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats)."""
+    if math.isnan(value):
+        return Cell(math.nan)
+    low, high = t_interval(series)
     return Cell(value, low, high)
 
 
@@ -114,31 +133,35 @@ def _variant_suffix(variant: str) -> str:
 
 @dataclass
 class _Stats:
-    """One task's summary, with the repeat-bootstrap draws the leaderboard needs."""
+    """One task's summary, with the per-repeat series the leaderboard needs."""
 
     task: TaskData
     summary: GroupSummary
-    draws: dict[tuple[str, str], np.ndarray]
+    series: dict[tuple[str, str], dict[int, float]]
 
     def value(self, metric: str, kind: str) -> float:
         ms = self.summary.metrics[metric]
         return ms.excess if kind == "excess" else ms.mean
 
 
-def _task_stats(task: TaskData, resamples: int) -> _Stats:
+def _task_stats(task: TaskData) -> _Stats:
     summary = summarize_group(task.records)
-    draws = {
-        (m, kind): metric_draws(summary.metrics[m], task.name, kind, resamples)
+    series = {
+        (m, kind): metric_series(summary.metrics[m], kind)
         for m in SIMILARITY_NAMES
         for kind in ("excess", "divergence")
     }
-    return _Stats(task, summary, draws)
+    return _Stats(task, summary, series)
 
 
-def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, np.ndarray]:
-    return _combine(
-        [s.value(metric, kind) for s in stats], [s.draws[(metric, kind)] for s in stats]
-    )
+def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, dict[int, float]]:
+    """Mean over tasks of the figure (NaN ones left out) and the repeat-by-repeat mean of their
+    series (tasks of one run share each repeat's catalog order)."""
+    keep = [s for s in stats if not math.isnan(s.value(metric, kind))]
+    if not keep:
+        return math.nan, {}
+    value = float(np.mean([s.value(metric, kind) for s in keep]))
+    return value, combine([s.series[(metric, kind)] for s in keep])
 
 
 def _cell(stats: Sequence[_Stats], metric: str, kind: str) -> Cell:
@@ -155,13 +178,14 @@ def build_rows(
     the placebo, intersections and implicit tasks are columns of their own).
     """
     domains: dict[str, tuple[str, str]] = {}  # key → (domain, variant)
+    reverse_keys: dict[str, str] = {}  # column key → description
     groups: dict[str, tuple[str, str]] = {}
     placebo_domains: set[str] = set()
     extra: dict[str, tuple[str, str, bool | None]] = {}
     rows = []
     for model in models:
         row = Row(model)
-        stats = [_task_stats(t, resamples) for t in model.tasks.values()]
+        stats = [_task_stats(t) for t in model.tasks.values()]
         by_domain: dict[str, list[_Stats]] = defaultdict(list)
         by_group: dict[str, list[_Stats]] = defaultdict(list)
         placebo: dict[str, _Stats] = {}
@@ -185,10 +209,12 @@ def build_rows(
             domain = domains[dkey][0]
             if domains[dkey][1] == "plain" and domain in placebo:
                 p = placebo[domain]
-                p_value, p_draws = p.value("iou", "excess"), p.draws[("iou", "excess")]
-                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_draws)
-                value, draws = _pooled(members, "iou", "excess")
-                row.cells[f"{domain}_iou_over_placebo"] = _cell_of(value - p_value, draws - p_draws)
+                p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
+                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_series)
+                value, series = _pooled(members, "iou", "excess")
+                row.cells[f"{domain}_iou_over_placebo"] = _cell_of(
+                    value - p_value, combine([series, p_series], (1, -1))
+                )
         for key, kind in (("overall_iou_excess", "excess"), ("overall_iou", "divergence")):
             row.cells[key] = _overall(plain, by_domain, kind)
         for gkey, members in by_group.items():
@@ -198,6 +224,7 @@ def build_rows(
             row.cells[f"group_{gkey}_flagged"] = Cell(
                 float(np.mean(finite)) if finite else math.nan
             )
+        _reverse_cells(row, model, resamples, reverse_keys)
         flagged = [d for d, p in placebo.items() if _placebo_clearly_above_zero(p)]
         if placebo:
             row.cells["placebo_flag"] = Cell(
@@ -239,7 +266,7 @@ def build_rows(
             else:
                 row.cells[key] = Cell(metric.value)
         rows.append(row)
-    columns = _columns(domains, groups, placebo_domains, extra)
+    columns = _columns(domains, groups, placebo_domains, extra, reverse_keys)
     if any("partial" in r.cells for r in rows):
         columns.insert(2, Column(
             "partial", "partial", numeric=False,
@@ -249,13 +276,40 @@ def build_rows(
     return columns, rows
 
 
+def _reverse_cells(row: Row, model: ModelResults, resamples: int, keys: dict[str, str]) -> None:
+    """Reverse-task columns: per domain and per group the rank gap (mean over the domain's
+    attribute groups / over domains) with a bootstrap interval over items; the complete rate."""
+    if not model.reverse:
+        return
+    by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    complete = []
+    for task in model.reverse.values():
+        summary = summarize_reverse(task.records)
+        part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
+        by_group[task.group].append(part)
+        if task.group != PLACEBO_GROUP:
+            by_domain[task.domain].append(part)
+        complete.append(summary.complete_rate)
+    for domain, parts in by_domain.items():
+        key = f"{domain}_reverse_rank_gap"
+        keys[key] = f"{domain} reverse rank gap"
+        row.cells[key] = _draws_cell(*_combine_draws([v for v, _ in parts], [d for _, d in parts]))
+    for group, parts in by_group.items():
+        key = f"group_{group}_reverse_rank_gap"
+        keys[key] = f"{group} reverse rank gap"
+        row.cells[key] = _draws_cell(*_combine_draws([v for v, _ in parts], [d for _, d in parts]))
+    keys["reverse_complete_rate"] = "reverse: complete rankings"
+    row.cells["reverse_complete_rate"] = Cell(float(np.mean(complete)))
+
+
 def _counted(task: TaskData) -> bool:
     """Whether a task counts in its domain's figures (attribute groups, explicit variants)."""
     return task.group != PLACEBO_GROUP and "_x_" not in task.group and task.variant != "implicit"
 
 
 def _placebo_clearly_above_zero(p: _Stats) -> bool:
-    low, _ = interval(p.draws[("iou", "excess")])
+    low, _ = t_interval(p.series[("iou", "excess")])
     return not math.isnan(low) and low > 0
 
 
@@ -277,18 +331,13 @@ def _settings(tasks: Iterable[TaskData]) -> str:
 
 def _overall(keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str) -> Cell:
     """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
-    equally, with the bootstrap interval of that mean."""
-    values, samples = [], []
-    for key in keys:
-        members = [s for s in by_domain[key] if not math.isnan(s.value("iou", kind))]
-        if not members:
-            continue
-        values.append(np.mean([s.value("iou", kind) for s in members]))
-        samples.append(np.mean(np.vstack([s.draws[("iou", kind)] for s in members]), axis=0))
-    if not values:
+    equally, with the t-interval over repeats of that mean (domains combined repeat by
+    repeat)."""
+    parts = [_pooled(by_domain[key], "iou", kind) for key in keys]
+    parts = [(v, series) for v, series in parts if not math.isnan(v)]
+    if not parts:
         return Cell(math.nan)
-    low, high = interval(np.mean(np.vstack(samples), axis=0))
-    return Cell(float(np.mean(values)), low, high)
+    return _cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]))
 
 
 def _sort_key(row: Row) -> tuple[bool, float, str]:
@@ -305,6 +354,7 @@ def _columns(
     groups: dict[str, tuple[str, str]],
     placebo_domains: set[str],
     extra: dict[str, tuple[str, str, bool | None]],
+    reverse_keys: dict[str, str] | None = None,
 ) -> list[Column]:
     cols = [
         Column("model", "model", numeric=False, description="model name (runs pooled)"),
@@ -405,6 +455,18 @@ def _columns(
                 "interval excludes 0): lists react to any extra words",
             )
         )
+    for key in sorted(reverse_keys or {}, key=lambda k: (k.startswith("group_"), k)):
+        up = key == "reverse_complete_rate"
+        cols.append(
+            Column(
+                key,
+                (reverse_keys or {})[key],
+                UP if up else DOWN,
+                description="reverse task (rank the users for an item): "
+                + ("share of answers ranking every user" if up else "max − min over users of "
+                   "the mean normalized rank (0 = position-blind)"),
+            )
+        )  # fmt: skip
     cols += [
         Column("exact_k_rate", "exact-k rate", UP, description="share of answers with k items"),
         Column("fill_rate", "fill rate", UP, description="mean share of the k slots filled"),
@@ -450,7 +512,7 @@ def collect(
         except RunError as err:
             messages.append(f"skipped: {err}")
             continue
-        if not any(r.tasks for r in found):
+        if not any(r.has_coldbias for r in found):
             tasks = sorted({t for r in found for t in r.foreign_tasks})
             listed = ", ".join(tasks[:8]) + (", ..." if len(tasks) > 8 else "")
             messages.append(
@@ -475,7 +537,7 @@ def build_leaderboard(
         messages += [w for w in model.warnings if w not in messages]
     used = {r.results_file.resolve() for m in models for r in m.runs}
     for run in runs:
-        if not run.tasks and run.other_metrics and run.results_file.resolve() not in used:
+        if not run.has_coldbias and run.other_metrics and run.results_file.resolve() not in used:
             messages.append(
                 f"{run.results_file}: capability results of {run.model} "
                 f"({', '.join(run.other_metrics)}) match no model row (same name, backend and "

@@ -3,7 +3,7 @@
 All numbers are recomputed from the logged answers with
 :func:`coldbias_tasks.core.aggregate.summarize_group` and
 :func:`coldbias_tasks.core.exposure.exposure_stats`, so they equal the lm-eval aggregations of
-the run; intervals are repeat-cluster bootstraps (:mod:`.bootstrap`). Rendering (plots, HTML,
+the run; intervals are Student-t over repeats (:mod:`.intervals`). Rendering (plots, HTML,
 the terminal summary) is in :mod:`coldbias_tasks.render`; writing files in
 :mod:`coldbias_tasks.app.commands`.
 
@@ -25,32 +25,43 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from coldbias_tasks.analysis.bootstrap import (
+from coldbias_tasks.analysis.intervals import (
     BOOTSTRAP_RESAMPLES,
+    Series,
+    combine,
     interval,
-    metric_draws,
-    per_value_draws,
+    metric_series,
+    reverse_gap_draws,
+    t_interval,
 )
-from coldbias_tasks.analysis.runs import ModelResults, TaskData
+from coldbias_tasks.analysis.runs import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize_group
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.quality import degenerate_reasons
+from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
 from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
     "IDENT_COLUMNS",
+    "ReverseReport",
     "TaskReport",
     "analyze",
+    "analyze_reverse",
     "controls_table",
     "exposure_table",
     "fidelity_table",
+    "framing_table",
     "groups_table",
     "implicit_table",
     "intersections_table",
     "most_divergent",
     "placebo_flag",
+    "reverse_categories_table",
+    "reverse_groups_table",
+    "reverse_tables",
+    "reverse_values_table",
     "tables",
     "task_order",
     "value_verdict",
@@ -60,8 +71,8 @@ __all__ = [
 
 @dataclass
 class TaskReport:
-    """Everything reported for one (model, task): the summary, its bootstrap draws per
-    (metric, kind ∈ {excess, divergence}), per-value excess draws, exposure statistics per
+    """Everything reported for one (model, task): the summary, its per-repeat series per
+    (metric, kind ∈ {excess, divergence}), per-value excess series, exposure statistics per
     field, and notes."""
 
     model: ModelResults
@@ -69,8 +80,8 @@ class TaskReport:
     summary: GroupSummary
     exposure: dict[str, list[ExposureStat]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    draws: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
-    value_draws: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    series: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
+    value_series: dict[str, dict[str, Series]] = field(default_factory=dict)
 
     @property
     def degenerate(self) -> list[str]:
@@ -78,7 +89,8 @@ class TaskReport:
         return degenerate_reasons(self.summary.fidelity, self.summary.positions)
 
     def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
-        return interval(self.draws[(metric, kind)])
+        """95 % t-interval over repeats of the task figure (NaN with < 2 repeats)."""
+        return t_interval(self.series[(metric, kind)])
 
 
 def _category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[int, list[str]]:
@@ -93,7 +105,7 @@ def _category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[
 
 
 def _exposure(
-    task: TaskData, fields: Sequence[str] | None, resamples: int
+    task: TaskData, fields: Sequence[str] | None
 ) -> tuple[dict[str, list[ExposureStat]], list[str]]:
     """field → exposure statistics, for the task's catalog; notes on skipped fields."""
     spec = DOMAINS.get(task.domain)
@@ -117,7 +129,7 @@ def _exposure(
                 notes.append(f"exposure field {name!r} not in catalog {task.catalog!r}")
             continue
         cats = _category_labels(name, catalog.categories(name))
-        out[name] = exposure_stats(task.records, cats, shown, resamples=resamples)
+        out[name] = exposure_stats(task.records, cats, shown)
     return out, notes
 
 
@@ -138,26 +150,23 @@ def analyze(
     exposure_fields: Sequence[str] | None = None,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> list[TaskReport]:
-    """Summaries, draws and exposure of every task of every model, in model then task order."""
+    """Summaries, per-repeat series and exposure of every task of every model, in model then
+    task order."""
     reports = []
     for model in models:
         for task in sorted(model.tasks.values(), key=task_order):
             summary = summarize_group(task.records)
-            stats, notes = _exposure(task, exposure_fields, resamples)
-            draws = {
-                (m, kind): metric_draws(summary.metrics[m], task.name, kind, resamples)
+            stats, notes = _exposure(task, exposure_fields)
+            series = {
+                (m, kind): metric_series(summary.metrics[m], kind)
                 for m in summary.metrics
                 for kind in ("excess", "divergence")
             }
             by_value = {
-                m: per_value_draws(
-                    {v.persona_id: v.excess_by_repeat for v in ms.values},
-                    f"{task.name}:{m}:values",
-                    resamples,
-                )
+                m: {v.persona_id: dict(v.excess_by_repeat) for v in ms.values}
                 for m, ms in summary.metrics.items()
             }
-            reports.append(TaskReport(model, task, summary, stats, notes, draws, by_value))
+            reports.append(TaskReport(model, task, summary, stats, notes, series, by_value))
     return reports
 
 
@@ -196,14 +205,14 @@ IDENT_COLUMNS = (
 )  # fmt: skip
 
 
-def _ident(rep: TaskReport) -> dict[str, Any]:
+def _ident(rep: TaskReport | ReverseReport) -> dict[str, Any]:
     t = rep.task
     return {
         "model": rep.model.label,
         "task": t.name,
         "task_version": t.version,
         "domain": t.domain,
-        "variant": t.variant,
+        "variant": getattr(t, "variant", ""),
         "attribute_group": t.group,
         "partial": t.partial,
     }
@@ -214,10 +223,8 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     rows = []
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
-            draws = rep.value_draws.get(metric, {})
             for v in sorted(ms.values, key=lambda v: v.persona_id):
-                low, high = interval(draws[v.persona_id]) if v.persona_id in draws else (
-                    math.nan, math.nan)  # fmt: skip
+                low, high = t_interval(v.excess_by_repeat)
                 rows.append(
                     {
                         **_ident(rep),
@@ -360,7 +367,7 @@ def placebo_flag(placebo: TaskReport, metric: str = "iou") -> bool:
 def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     """Per (model, domain, variant, group, metric) with a placebo task of the same model,
     domain and variant: the group's excess, the placebo's, and excess over placebo, each with a
-    95 % interval (independent repeat bootstraps of the two tasks)."""
+    95 % t-interval over the repeats both tasks have (the difference taken repeat by repeat)."""
     rows = []
     for rep in reports:
         t = rep.task
@@ -370,8 +377,10 @@ def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
         if placebo is None:
             continue
         for metric in rep.summary.metrics:
-            diff = rep.draws[(metric, "excess")] - placebo.draws[(metric, "excess")]
-            low, high = interval(diff)
+            diff = combine(
+                [rep.series[(metric, "excess")], placebo.series[(metric, "excess")]], (1, -1)
+            )
+            low, high = t_interval(diff)
             g_low, g_high = rep.interval(metric)
             p_low, p_high = placebo.interval(metric)
             rows.append(
@@ -394,18 +403,17 @@ def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _value_excess(rep: TaskReport, metric: str, persona: str) -> tuple[float, np.ndarray]:
+def _value_excess(rep: TaskReport, metric: str, persona: str) -> tuple[float, Series]:
     value = next((v for v in rep.summary.metrics[metric].values if v.persona_id == persona), None)
-    draws = rep.value_draws.get(metric, {}).get(persona)
-    if value is None or draws is None:
-        return math.nan, np.full(1, math.nan)
-    return value.excess_over_floor, draws
+    if value is None:
+        return math.nan, {}
+    return value.excess_over_floor, value.excess_by_repeat
 
 
 def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
     """Per combined persona of an intersectional task: its excess, the two single-attribute
     excesses (same model, domain, variant) and the interaction = combined − the larger single
-    one, each with a 95 % interval (independent bootstraps of the tasks)."""
+    one, each with a 95 % t-interval over repeats (the interaction taken repeat by repeat)."""
     rows = []
     for rep in reports:
         t = rep.task
@@ -416,28 +424,24 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
         for v in rep.summary.metrics[metric].values:
             combo = v.persona_id.split(".", 1)[1]
             a, b = combo.split("+", 1)
-            combined, c_draws = _value_excess(rep, metric, v.persona_id)
-            found = [
-                _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, np.full(1, math.nan))
+            combined, c_series = _value_excess(rep, metric, v.persona_id)
+            found: list[tuple[float, Series]] = [
+                _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, {})
                 for s, g, x in zip(singles, (first, second), (a, b))
             ]
             larger = max(
                 range(2), key=lambda i: -math.inf if math.isnan(found[i][0]) else found[i][0]
             )
             interaction = combined - found[larger][0]
-            inter_draws = (
-                c_draws - found[larger][1]
-                if len(found[larger][1]) == len(c_draws)
-                else c_draws * math.nan
-            )
+            inter_series = combine([c_series, found[larger][1]], (1, -1))
             row = {**_ident(rep), "metric": metric, "persona_id": v.persona_id}
             row["combined_excess"] = combined
-            row["combined_ci_low"], row["combined_ci_high"] = interval(c_draws)
-            for label, (value, draws) in zip((first, second), found):
+            row["combined_ci_low"], row["combined_ci_high"] = t_interval(c_series)
+            for label, (value, part) in zip((first, second), found):
                 row[f"{label}_excess"] = value
-                row[f"{label}_ci_low"], row[f"{label}_ci_high"] = interval(draws)
+                row[f"{label}_ci_low"], row[f"{label}_ci_high"] = t_interval(part)
             row["interaction"] = interaction
-            row["interaction_ci_low"], row["interaction_ci_high"] = interval(inter_draws)
+            row["interaction_ci_low"], row["interaction_ci_high"] = t_interval(inter_series)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -462,9 +466,11 @@ def implicit_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.Dat
         if explicit is not None:
             row["explicit_excess"] = explicit.summary.metrics[metric].excess
             row["explicit_ci_low"], row["explicit_ci_high"] = explicit.interval(metric)
-            diff = rep.draws[(metric, "excess")] - explicit.draws[(metric, "excess")]
+            diff = combine(
+                [rep.series[(metric, "excess")], explicit.series[(metric, "excess")]], (1, -1)
+            )
             row["implicit_minus_explicit"] = row["implicit_excess"] - row["explicit_excess"]
-            row["difference_ci_low"], row["difference_ci_high"] = interval(diff)
+            row["difference_ci_low"], row["difference_ci_high"] = t_interval(diff)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -496,3 +502,192 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
 
 #: Similarities as shown (SIMILARITY_NAMES in order).
 METRIC_LABELS = {m: m.upper() for m in SIMILARITY_NAMES}
+
+
+# --- reverse task ----------------------------------------------------------------------------
+
+
+@dataclass
+class ReverseReport:
+    """One (model, reverse task): its summary and the bootstrap draws of its rank gap."""
+
+    model: ModelResults
+    task: ReverseTaskData
+    summary: ReverseSummary
+    gap_draws: np.ndarray
+
+    def interval(self) -> tuple[float, float]:
+        return interval(self.gap_draws)
+
+
+def analyze_reverse(
+    models: Sequence[ModelResults], resamples: int = BOOTSTRAP_RESAMPLES
+) -> list[ReverseReport]:
+    """Summaries of every reverse task of every model (domain order, then group)."""
+    out = []
+    for model in models:
+        for task in sorted(model.reverse.values(), key=lambda t: (list(DOMAINS).index(t.domain)
+                           if t.domain in DOMAINS else 99, t.group)):  # fmt: skip
+            out.append(
+                ReverseReport(
+                    model,
+                    task,
+                    summarize_reverse(task.records),
+                    reverse_gap_draws(task.records, task.name, resamples),
+                )
+            )
+    return out
+
+
+def _reverse_ident(rep: ReverseReport) -> dict[str, Any]:
+    """The identifying columns of a reverse task (no variant)."""
+    return {k: v for k, v in _ident(rep).items() if k != "variant"}
+
+
+def reverse_values_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
+    """Per (reverse task, value): mean normalized rank (0 = first), top-1 share, DCG exposure
+    share, randomization p, Holm-adjusted p, flagged."""
+    rows = []
+    for rep in reports:
+        for v in rep.summary.values:
+            rows.append(
+                {
+                    **_reverse_ident(rep),
+                    "persona_id": v.persona_id,
+                    "mean_rank": v.mean_rank,
+                    "top1_share": v.top1_share,
+                    "exposure_share": v.exposure_share,
+                    "position_blind": 0.5,
+                    "p_value": v.p_value,
+                    "p_adjusted": v.p_adjusted,
+                    "flagged": v.flagged,
+                    "n_answers": v.n_answers,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def reverse_groups_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
+    """Per reverse task: the gaps with the rank gap's interval, the test, position and
+    fidelity diagnostics."""
+    rows = []
+    for rep in reports:
+        s = rep.summary
+        low, high = rep.interval()
+        rows.append(
+            {
+                **_reverse_ident(rep),
+                "rank_gap": s.rank_gap,
+                "rank_gap_ci_low": low,
+                "rank_gap_ci_high": high,
+                "top1_gap": s.top1_gap,
+                "exposure_gap": s.exposure_gap,
+                "group_p": s.group_p,
+                "flagged_share": s.flagged_share,
+                "keep_order_rate": s.keep_order_rate,
+                "first_shown_rank": s.first_shown_rank,
+                "complete_rate": s.complete_rate,
+                "invalid_rate": s.invalid_rate,
+                "duplicate_rate": s.duplicate_rate,
+                "n_items": rep.task.n_items,
+                "n_repeats": rep.task.repeats,
+                "n_answers": s.n_answers,
+                "n_users": s.n_users,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
+    """Per (reverse task, item field, category, value): mean normalized rank and top-1 share
+    over the items of that category (e.g. which gender is ranked first for Action films), and
+    which value is ranked first most often there."""
+    rows = []
+    for rep in reports:
+        t = rep.task
+        spec = DOMAINS.get(t.domain)
+        if spec is None:
+            continue
+        try:
+            catalog = load_catalog(t.catalog)
+        except (CatalogError, OSError):
+            continue
+        if catalog.sha256 != t.catalog_sha256:
+            continue
+        for name in spec.exposure_fields:
+            if name not in catalog.table.columns:
+                continue
+            labels = _category_labels(name, catalog.categories(name))
+            by_cat: dict[str, list[dict[str, float]]] = {}
+            for r in t.records:
+                for cat in labels.get(r.item_id, []):
+                    by_cat.setdefault(cat, []).append(r.ranks())
+            for cat, answers in sorted(by_cat.items()):
+                m = len(answers[0])
+                users = sorted(answers[0])
+                stats = {
+                    u: (
+                        float(np.mean([(a[u] - 1) / (m - 1) for a in answers])),
+                        float(np.mean([a[u] == 1 for a in answers])),
+                    )
+                    for u in users
+                }
+                leader = max(users, key=lambda u: stats[u][1])
+                for u in users:
+                    rows.append(
+                        {
+                            **_reverse_ident(rep),
+                            "field": name,
+                            "category": cat,
+                            "persona_id": u,
+                            "mean_rank": stats[u][0],
+                            "top1_share": stats[u][1],
+                            "ranked_first_most": u == leader,
+                            "n_answers": len(answers),
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def framing_table(reports: Sequence[TaskReport], reverse: Sequence[ReverseReport]) -> pd.DataFrame:
+    """Per (model, domain, group) run in both framings: the forward IOU excess (rank items for
+    a user) next to the reverse rank gap (rank users for an item), each with its interval and
+    test."""
+    rows = []
+    for rev in reverse:
+        t = rev.task
+        fwd = _find(reports, rev.model.label, t.domain, "plain", t.group)
+        row: dict[str, Any] = {
+            "model": rev.model.label,
+            "domain": t.domain,
+            "attribute_group": t.group,
+            "reverse_rank_gap": rev.summary.rank_gap,
+            "reverse_ci_low": rev.interval()[0],
+            "reverse_ci_high": rev.interval()[1],
+            "reverse_group_p": rev.summary.group_p,
+        }
+        if fwd is not None:
+            ms = fwd.summary.metrics["iou"]
+            low, high = fwd.interval("iou")
+            row |= {
+                "forward_iou_excess": ms.excess,
+                "forward_ci_low": low,
+                "forward_ci_high": high,
+                "forward_group_p": ms.group_p,
+            }
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def reverse_tables(
+    reports: Sequence[TaskReport], reverse: Sequence[ReverseReport]
+) -> dict[str, pd.DataFrame]:
+    """The reverse task's CSV tables (none without reverse tasks)."""
+    if not reverse:
+        return {}
+    return {
+        "reverse_values": reverse_values_table(reverse),
+        "reverse_groups": reverse_groups_table(reverse),
+        "reverse_categories": reverse_categories_table(reverse),
+        "framing": framing_table(reports, reverse),
+    }

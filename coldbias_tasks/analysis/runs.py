@@ -30,17 +30,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.core.answers import record_from_answer
+from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
 from coldbias_tasks.core.jsonl import read_jsonl_objects
-from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.settings import Settings
-from coldbias_tasks.core.vocabulary import FILTER_NAME, PAYLOAD_KEY, is_coldbias_task
+from coldbias_tasks.core.vocabulary import (
+    FILTER_NAME,
+    PAYLOAD_KEY,
+    is_coldbias_task,
+    is_reverse_task,
+)
+
+#: Metric key whose logged value is a reverse task's payload.
+REVERSE_PAYLOAD_KEY = "reverse_rank_gap"
 
 __all__ = [
     "ExtraMetric",
     "LoadOptions",
     "ModelResults",
+    "ReverseTaskData",
     "Run",
     "RunError",
     "TaskData",
@@ -141,6 +150,38 @@ class TaskData:
 
 
 @dataclass(frozen=True)
+class ReverseTaskData:
+    """One reverse task (ranking a group's users for catalog items) of one run, or pooled.
+
+    ``records``: one :class:`UserRankRecord` per answer (item × repeat); ``n_items``: items
+    ranked; ``fingerprints``: per record, as for :class:`TaskData`.
+    """
+
+    name: str
+    domain: str
+    group: str
+    version: str
+    records: tuple[UserRankRecord, ...]
+    n_items: int
+    seed: int | None
+    catalog: str
+    catalog_sha256: str
+    template_sha256: str
+    language: str
+    samples_files: tuple[Path, ...]
+    fingerprints: tuple[str, ...] = ()
+    partial: str = ""
+
+    @property
+    def repeats(self) -> int:
+        return len({r.repeat for r in self.records})
+
+    @property
+    def protocol(self) -> tuple[Any, ...]:
+        return (self.version, self.catalog_sha256, self.template_sha256, self.language)
+
+
+@dataclass(frozen=True)
 class ExtraMetric:
     """Headline metric of a non-coldbias task in the same results file (capability column).
 
@@ -171,6 +212,7 @@ class Run:
     other_metrics: dict[str, ExtraMetric]
     foreign_tasks: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    reverse: dict[str, ReverseTaskData] = field(default_factory=dict)
 
     @property
     def model_seed(self) -> Any:
@@ -183,13 +225,19 @@ class Run:
         return None
 
     @property
+    def has_coldbias(self) -> bool:
+        """Whether the run holds coldbias tasks (forward or reverse)."""
+        return bool(self.tasks or self.reverse)
+
+    @property
     def content_hash(self) -> str:
         """sha256 over the answers' fingerprints (persona, repeat, prompt, text) of every task:
         two runs with the same hash hold the same answers."""
         digest = hashlib.sha256()
-        for name in sorted(self.tasks):
+        parts: dict[str, TaskData | ReverseTaskData] = {**self.tasks, **self.reverse}
+        for name in sorted(parts):
             digest.update(name.encode())
-            for f in sorted(self.tasks[name].fingerprints):
+            for f in sorted(parts[name].fingerprints):
                 digest.update(f.encode())
         return digest.hexdigest()
 
@@ -209,7 +257,7 @@ class Run:
             "lm_eval_version": self.lm_eval_version,
             "transformers_version": self.transformers_version,
             "date": self.date,
-            "tasks": sorted(self.tasks),
+            "tasks": sorted([*self.tasks, *self.reverse]),
         }
 
 
@@ -225,11 +273,12 @@ class ModelResults:
     tasks: dict[str, TaskData]
     other_metrics: dict[str, ExtraMetric]
     warnings: tuple[str, ...] = ()
+    reverse: dict[str, ReverseTaskData] = field(default_factory=dict)
 
     @property
     def seeds(self) -> list[Any]:
         """Model seeds (:attr:`Run.model_seed`) of the pooled coldbias runs."""
-        return [r.model_seed for r in self.runs if r.tasks]
+        return [r.model_seed for r in self.runs if r.has_coldbias]
 
     def task_versions(self) -> dict[str, str]:
         return {name: t.version for name, t in sorted(self.tasks.items())}
@@ -316,12 +365,14 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _payload(value: Any) -> dict[str, Any] | None:
+def _payload(value: Any, reverse: bool = False) -> dict[str, Any] | None:
     if isinstance(value, str):  # a payload lm-eval had to stringify
         try:
             value = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             return None
+    if reverse:
+        return value if isinstance(value, dict) and value.get("kind") == "reverse" else None
     return value if AnswerRecord.looks_like_payload(value) else None
 
 
@@ -446,18 +497,7 @@ def _task_data(
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
     problems = _completeness(task, path, len(records), docs, results)
-    partial = ""
-    if problems:
-        what = f"{path}: task {task} is incomplete: {'; '.join(problems)}"
-        fix = (
-            f"rerun it (coldbias eval ... --tasks {task} --output_path <new folder>) or restore "
-            "the original samples file"
-        )
-        if not options.allow_partial:
-            raise RunError(f"{what}. Its numbers would be wrong: {fix}; --allow-partial "
-                           "reports it anyway, marked partial.")  # fmt: skip
-        partial = f"PARTIAL: {'; '.join(problems)}"
-        warnings.append(f"WARNING {what}; reported as partial (--allow-partial)")
+    partial = _partial(task, path, problems, options, warnings)
     first = docs[0]
     config = results.get("configs", {}).get(task, {})
     version = results.get("versions", {}).get(task, (config.get("metadata") or {}).get("version"))
@@ -485,6 +525,102 @@ def _task_data(
         template=first.template,
         language=first.language,
         shown=tuple(sorted({i for d in docs for i in d.shown_ids})),
+        fingerprints=tuple(prints),
+        partial=partial,
+    )
+    return data, warnings
+
+
+def _partial(
+    task: str, path: Path, problems: Sequence[str], options: LoadOptions, warnings: list[str]
+) -> str:
+    """ "" for a complete task; else a RunError naming the problems and the fix, or with
+    ``allow_partial`` the PARTIAL marker (and a warning)."""
+    if not problems:
+        return ""
+    what = f"{path}: task {task} is incomplete: {'; '.join(problems)}"
+    if not options.allow_partial:
+        raise RunError(
+            f"{what}. Its numbers would be wrong: rerun it (coldbias eval ... --tasks {task} "
+            "--output_path <new folder>) or restore the original samples file; --allow-partial "
+            "reports it anyway, marked partial."
+        )
+    warnings.append(f"WARNING {what}; reported as partial (--allow-partial)")
+    return f"PARTIAL: {'; '.join(problems)}"
+
+
+def _reverse_task_data(
+    task: str,
+    path: Path,
+    samples: Sequence[dict[str, Any]],
+    results: dict[str, Any],
+    options: LoadOptions,
+) -> tuple[ReverseTaskData, list[str]]:
+    """Rebuild one reverse task's answers from its samples file (checked for completeness:
+    every item × repeat once, as many answers as lm-eval counted)."""
+    warnings: list[str] = []
+    records: list[UserRankRecord] = []
+    docs: list[ReverseDoc] = []
+    prints: list[str] = []
+    for line_no, sample in enumerate(samples, start=1):
+        if str(sample.get("filter", FILTER_NAME)) != FILTER_NAME:
+            continue
+        payload = _payload(sample.get(REVERSE_PAYLOAD_KEY), reverse=True)
+        if payload is None:
+            raise RunError(
+                f"{path}, line {line_no}: no coldbias reverse payload under "
+                f"{REVERSE_PAYLOAD_KEY!r}; rerun with the package's task YAMLs."
+            )
+        try:
+            doc = ReverseDoc.from_dict(sample.get("doc") or {})
+            record = UserRankRecord.from_payload(payload)
+            if options.reparse:
+                record = reverse_record_from_answer(_raw_answer(sample), doc)
+        except RecordError as err:
+            raise RunError(
+                f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
+            ) from err
+        records.append(record)
+        docs.append(doc)
+        text = json.dumps([doc.item_id, doc.repeat, doc.prompt, sample.get("resps")])
+        prints.append(hashlib.sha256(text.encode("utf-8")).hexdigest())
+    if not records:
+        raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    problems = []
+    count = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
+    if isinstance(count, int) and count != len(records):
+        problems.append(f"{len(records)} answers in the samples file but {count} in the results")
+    metadata = ((results.get("configs") or {}).get(task) or {}).get("metadata") or {}
+    try:
+        settings = Settings.from_metadata(
+            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
+        )
+    except ColdbiasError:
+        settings = None
+    keys = [(d.item_id, d.repeat) for d in docs]
+    if len(set(keys)) != len(keys):
+        problems.append("answers logged twice")
+    items = {d.item_id for d in docs}
+    if settings is not None:
+        missing = len(items) * settings.repeats - len(set(keys))
+        if missing > 0:
+            problems.append(f"{missing} answers missing (items × repeats)")
+    partial = _partial(task, path, problems, options, warnings)
+    first = docs[0]
+    version = (results.get("versions") or {}).get(task)
+    data = ReverseTaskData(
+        name=task,
+        domain=first.domain,
+        group=first.attribute_group,
+        version=str(version) if version is not None else "unknown",
+        records=tuple(records),
+        n_items=len(items),
+        seed=first.seed,
+        catalog=first.catalog,
+        catalog_sha256=first.catalog_sha256,
+        template_sha256=first.template_sha256,
+        language=first.language,
+        samples_files=(path,),
         fingerprints=tuple(prints),
         partial=partial,
     )
@@ -529,15 +665,17 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
     warnings: list[str] = []
     tasks: dict[str, TaskData] = {}
     missing = [t for t in coldbias if t not in samples]
+    reverse: dict[str, ReverseTaskData] = {}
     for task in coldbias:
         if task not in samples:
             continue
-        data, notes = _task_data(
-            task, samples[task], _read_samples(samples[task]), results, options
-        )
-        tasks[task] = data
+        lines = _read_samples(samples[task])
+        if is_reverse_task(task):
+            reverse[task], notes = _reverse_task_data(task, samples[task], lines, results, options)
+        else:
+            tasks[task], notes = _task_data(task, samples[task], lines, results, options)
         warnings += notes
-    if coldbias and not tasks:
+    if coldbias and not tasks and not reverse:
         raise RunError(
             f"{results_file}: results of {', '.join(coldbias)} but no samples_<task>_<ts>.jsonl "
             "next to it: the run was written without --log_samples (or the samples were "
@@ -578,6 +716,7 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         other_metrics=_extra_metrics(results, foreign),
         foreign_tasks=tuple(foreign),
         warnings=tuple(warnings),
+        reverse=reverse,
     )
 
 
@@ -625,7 +764,7 @@ def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
 def load_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
     """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError."""
     runs = scan_folder(folder, options)
-    ours = [r for r in runs if r.tasks]
+    ours = [r for r in runs if r.has_coldbias]
     if not ours:
         found = sorted({t for r in runs for t in r.foreign_tasks})
         listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
@@ -673,6 +812,40 @@ def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
         seed=parts[0].seed if len(seeds) == 1 else None,
         samples_files=tuple(f for p in parts for f in p.samples_files),
         reported={},  # the results JSON values belong to single runs
+        partial="; ".join(dict.fromkeys(p.partial for p in parts if p.partial)),
+    )
+    return pooled, dropped
+
+
+def _pool_reverse(parts: Sequence[ReverseTaskData]) -> tuple[ReverseTaskData, int]:
+    """A reverse task over several runs: repeats renumbered per run; a repeat whose answers are
+    exactly those of a repeat already pooled is left out (returns how many)."""
+    if len(parts) == 1:
+        return parts[0], 0
+    records: list[UserRankRecord] = []
+    prints: list[str] = []
+    seen: set[frozenset[str]] = set()
+    dropped = offset = 0
+    for part in parts:
+        by_repeat: dict[int, list[tuple[UserRankRecord, str]]] = defaultdict(list)
+        for record, fingerprint in zip(part.records, part.fingerprints):
+            by_repeat[record.repeat].append((record, fingerprint))
+        kept = 0
+        for repeat in sorted(by_repeat):
+            signature = frozenset(f for _, f in by_repeat[repeat])
+            if signature in seen:
+                dropped += 1
+                continue
+            seen.add(signature)
+            records += [dataclasses.replace(r, repeat=kept + offset) for r, _ in by_repeat[repeat]]
+            prints += [f for _, f in by_repeat[repeat]]
+            kept += 1
+        offset += kept
+    pooled = dataclasses.replace(
+        parts[0],
+        records=tuple(records),
+        fingerprints=tuple(prints),
+        samples_files=tuple(f for p in parts for f in p.samples_files),
         partial="; ".join(dict.fromkeys(p.partial for p in parts if p.partial)),
     )
     return pooled, dropped
@@ -727,7 +900,11 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
     unique: dict[str, Run] = {}
     notes: list[str] = []
     for run in sorted(runs, key=lambda r: (r.date or 0.0, str(r.results_file))):
-        key = f"{run.identity}:{run.content_hash}" if run.tasks else str(run.results_file.resolve())
+        key = (
+            f"{run.identity}:{run.content_hash}"
+            if run.has_coldbias
+            else str(run.results_file.resolve())
+        )
         if key in unique:
             if run.results_file.resolve() != unique[key].results_file.resolve():
                 notes.append(
@@ -738,14 +915,14 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
         unique[key] = run
     ordered = list(unique.values())
     groups: list[dict[str, Any]] = []
-    for run in (r for r in ordered if r.tasks):
+    for run in (r for r in ordered if r.has_coldbias):
         target = None
         for g in groups:
             if g["identity"] != run.identity:
                 continue
             clash = any(
                 name in g["tasks"] and g["tasks"][name][0].protocol != t.protocol
-                for name, t in run.tasks.items()
+                for name, t in [*run.tasks.items(), *run.reverse.items()]
             )
             if not clash:
                 target = g
@@ -754,16 +931,23 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
             target = {"identity": run.identity, "runs": [], "tasks": defaultdict(list)}
             groups.append(target)
         target["runs"].append(run)
-        for name, t in run.tasks.items():
+        for name, t in [*run.tasks.items(), *run.reverse.items()]:
             target["tasks"][name].append(t)
-    for run in (r for r in ordered if not r.tasks):
+    for run in (r for r in ordered if not r.has_coldbias):
         for g in groups:
             if g["identity"] == run.identity:
                 g["runs"].append(run)
                 break
     rows = [(g["identity"][0], g["identity"][1], dict(g["identity"][2])) for g in groups]
     prompts = [
-        sorted({(t.template, t.language) for parts in g["tasks"].values() for t in parts})
+        sorted(
+            {
+                (t.template, t.language)
+                for parts in g["tasks"].values()
+                for t in parts
+                if isinstance(t, TaskData)
+            }
+        )
         for g in groups
     ]
     out = []
@@ -772,8 +956,12 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
         warnings = [*notes, *(w for r in members for w in r.warnings)]
         notes = []
         pooled: dict[str, TaskData] = {}
+        pooled_reverse: dict[str, ReverseTaskData] = {}
         for name, parts in sorted(g["tasks"].items()):
-            pooled[name], dropped = _pool_task(parts)
+            if isinstance(parts[0], ReverseTaskData):
+                pooled_reverse[name], dropped = _pool_reverse(parts)
+            else:
+                pooled[name], dropped = _pool_task(parts)
             if dropped:
                 warnings.append(
                     f"{label}: {dropped} repeat(s) of {name} appear in two runs with the very "
@@ -791,6 +979,7 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
                 model_args=dict(g["identity"][2]),
                 runs=tuple(members),
                 tasks=pooled,
+                reverse=pooled_reverse,
                 other_metrics={task: _mean_metric(ms) for task, ms in extra.items()},
                 warnings=tuple(warnings),
             )

@@ -27,13 +27,24 @@ from coldbias_tasks.analysis.leaderboard import (
     long_table,
     wide_table,
 )
-from coldbias_tasks.analysis.report import TaskReport, analyze, tables
+from coldbias_tasks.analysis.report import (
+    TaskReport,
+    analyze,
+    analyze_reverse,
+    reverse_tables,
+    tables,
+)
 from coldbias_tasks.analysis.runs import LoadOptions, coldbias_version, load_folder, pool_runs
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
-from coldbias_tasks.render.report_page import make_plots, render_html, summary_lines
+from coldbias_tasks.render.report_page import (
+    make_plots,
+    render_html,
+    reverse_summary_lines,
+    summary_lines,
+)
 
 __all__ = [
     "ReportResult",
@@ -67,7 +78,8 @@ def build_report(
     dest = Path(report_dir) if report_dir else src / "coldbias_report"
     models = pool_runs(load_folder(src, options))
     reports = analyze(models, exposure_fields)
-    frames = tables(reports)
+    reverse = analyze_reverse(models)
+    frames = tables(reports) | reverse_tables(reports, reverse)
     output = OutputFolder(dest, "coldbias report")
     with output as tmp:
         for name, df in frames.items():
@@ -85,11 +97,11 @@ def build_report(
             json.dumps(provenance, indent=2, default=str), encoding="utf-8"
         )
         (tmp / "report.html").write_text(
-            render_html(reports, figures, frames, str(src)), encoding="utf-8"
+            render_html(reports, figures, frames, str(src), reverse), encoding="utf-8"
         )
     warnings = [w for m in models for w in m.warnings]
     summary = [*(f"WARNING {w}" if not w.startswith("WARNING") else w for w in warnings)]
-    summary += summary_lines(reports) + output.messages
+    summary += summary_lines(reports) + reverse_summary_lines(reverse) + output.messages
     return ReportResult(dest, output.files, reports, summary)
 
 
@@ -189,15 +201,17 @@ def templates_command(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     rows = []
     for info in builtin_templates().values():
-        hashes = {lang: load_template(info.name, lang).sha256 for lang in info.languages}
+        hashes = {lang: load_template(info.name, lang, info.kind).sha256 for lang in info.languages}
         rows.append(
             {
                 "name": info.name,
                 "format": info.format,
                 "languages": list(info.languages),
                 "shares_prefix": all(
-                    load_template(info.name, lang).shares_prefix for lang in info.languages
+                    load_template(info.name, lang, info.kind).shares_prefix
+                    for lang in info.languages
                 ),
+                "kind": info.kind,
                 "sha256": hashes,
                 "description": info.description,
             }

@@ -12,9 +12,10 @@ from typing import Any
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.parse import parse_ranking
-from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.parse_users import parse_user_ranking
+from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 
-__all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer"]
+__all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
 #: Logged lists of out-of-catalog / duplicate strings are cut to this many entries.
 MAX_LOGGED_ENTRIES = 25
@@ -67,5 +68,21 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
         titles=tuple(titles[j] for j in ranking.items),
         out_of_catalog=ranking.out_of_catalog[:MAX_LOGGED_ENTRIES],
         duplicates=ranking.duplicates[:MAX_LOGGED_ENTRIES],
+        alpha=doc.alpha,
+    )
+
+
+def reverse_record_from_answer(text: Any, doc: ReverseDoc) -> UserRankRecord:
+    """Parse a reverse answer against the users shown in ``doc`` (never guesses; invalid and
+    repeated entries are counted, users left out are absent)."""
+    ranking = parse_user_ranking(text if isinstance(text, str) else "", doc.phrases)
+    return UserRankRecord(
+        item_id=doc.item_id,
+        repeat=doc.repeat,
+        candidates=doc.candidates,
+        order=tuple(ranking.order),
+        n_entries=ranking.n_entries,
+        n_invalid=len(ranking.invalid),
+        n_duplicates=len(ranking.duplicates),
         alpha=doc.alpha,
     )

@@ -9,7 +9,7 @@ genres counts in both), so shares over categories can sum to more than 1. Answer
 are skipped. The gap is the persona's share minus the neutral user's share.
 
 :func:`exposure_stats` adds, per (value, category), the signed difference from the neutral
-answers with a bootstrap interval over repeats, a within-repeat relabelling p-value (valid under
+answers with a Student-t interval over repeats, a within-repeat relabelling p-value (valid under
 the per-repeat shuffle), BH q-values, the base rate in the shown catalog and the Jensen–Shannon
 divergence of the category distribution with the replicates' JSD as its floor.
 """
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy import stats as sps
 
 from coldbias_tasks.core.aggregate import arrange
 from coldbias_tasks.core.records import AnswerRecord
@@ -71,9 +72,10 @@ class ExposureStat:
 
     ``share``: mean over the value's answers of the share of its items in the category;
     ``neutral_share``: the same over all neutral answers (the neutral user and its replicates);
-    ``diff`` = share − neutral_share (signed) with a percentile bootstrap interval over repeats
-    (``ci_low``, ``ci_high``); ``p_value``: two-sided exact within-repeat relabelling test (the
-    value's answer and the neutral answers of a repeat are exchangeable under the null);
+    ``diff`` = share − neutral_share (signed) with a 95 % Student-t interval over repeats
+    (``ci_low``, ``ci_high``; NaN with one repeat); ``p_value``: two-sided exact within-repeat
+    relabelling test (the value's answer and the neutral answers of a repeat are exchangeable
+    under the null);
     ``q_value``: Benjamini–Hochberg over the task's (value, category) pairs of the field;
     ``base_rate``: the category's share of the items shown; ``jsd``: Jensen–Shannon divergence
     (base 2, in [0, 1]) of the value's category distribution from the neutral user's, and
@@ -122,12 +124,21 @@ def _jsd(p: np.ndarray, q: np.ndarray) -> float:
     return 0.5 * kl(p, m) + 0.5 * kl(q, m)
 
 
+def _t_interval(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """95 % Student-t interval of the column means of ``diffs`` (repeats × categories);
+    NaN with fewer than two repeats."""
+    n = diffs.shape[0]
+    mean = diffs.mean(axis=0)
+    if n < 2:
+        return mean * np.nan, mean * np.nan
+    half = float(sps.t.ppf(0.975, n - 1)) * diffs.std(axis=0, ddof=1) / np.sqrt(n)
+    return mean - half, mean + half
+
+
 def exposure_stats(
     records: Iterable[AnswerRecord],
     categories: Mapping[int, Iterable[str]],
     shown: Sequence[int],
-    resamples: int = 1000,
-    seed: int = 0,
 ) -> list[ExposureStat]:
     """Signed, tested exposure of every (value, category) of one field for one task.
 
@@ -160,7 +171,6 @@ def exposure_stats(
         if floor_pairs
         else NAN
     )
-    rng = np.random.default_rng(seed)
     out: list[ExposureStat] = []
     rows: list[tuple[str, int, float]] = []
     for persona in sorted(table.values):
@@ -171,9 +181,7 @@ def exposure_stats(
         value = np.array([_shares(answers[r], labels, cats) for r in repeats])
         neutral = np.array([np.mean(neutral_by_repeat[r], axis=0) for r in repeats])
         diffs = value - neutral  # (repeats, categories)
-        picks = rng.integers(0, len(repeats), size=(resamples, len(repeats)))
-        boot = diffs[picks].mean(axis=1)  # (resamples, categories)
-        low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+        low, high = _t_interval(diffs)
         jsd = _jsd(value.sum(axis=0), np.sum([neutral_by_repeat[r][0] for r in repeats], axis=0))
         for c, cat in enumerate(cats):
             contributions = []

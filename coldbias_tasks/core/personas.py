@@ -168,6 +168,13 @@ class PersonaConfig:
             parts.append(lang.context[domain])
         return lang.sentence.format(lang.joiner.join(parts) if parts else lang.neutral)
 
+    def phrase(self, persona: Persona, language: str = "en") -> str:
+        """The persona's phrase in ``language`` ("a girl"; the first name of an implicit
+        persona), as a candidate user is shown in the reverse task."""
+        if persona.name is not None:
+            return persona.name
+        return self._phrase(self.language(language), persona)
+
     def _phrase(self, lang: Language, persona: Persona) -> str:
         if persona.id not in lang.phrases:
             raise PersonaError(

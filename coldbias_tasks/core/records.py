@@ -22,7 +22,7 @@ from typing import Any
 
 from coldbias_tasks.core.errors import RecordError
 
-__all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "TaskDoc"]
+__all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "ReverseDoc", "TaskDoc", "UserRankRecord"]
 
 #: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
 PAYLOAD_SCHEMA = 2
@@ -54,6 +54,18 @@ def _strs(value: Any, name: str) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise RecordError(f"field {name!r} must be a list of strings, got {value!r}")
     return tuple(value)
+
+
+def _doc_fields(cls: type, doc: Any, what: str) -> dict[str, Any]:
+    """The declared fields present in a stored document (``alpha``, ``template`` and
+    ``language`` may be absent: older runs); RecordError when it is not a mapping or lacks one."""
+    if not isinstance(doc, Mapping):
+        raise RecordError(f"a {what} must be a mapping, got {type(doc).__name__}")
+    optional = {"alpha", "template", "language"}
+    missing = [f.name for f in fields(cls) if f.name not in doc and f.name not in optional]
+    if missing:
+        raise RecordError(f"{what} lacks {missing}")
+    return {f.name: doc[f.name] for f in fields(cls) if f.name in doc}
 
 
 @dataclass(frozen=True)
@@ -95,13 +107,7 @@ class TaskDoc:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> TaskDoc:
         """Read a stored document; extra keys are ignored, missing or mistyped ones raise."""
-        if not isinstance(doc, Mapping):
-            raise RecordError(f"a task document must be a mapping, got {type(doc).__name__}")
-        optional = {"alpha", "template", "language"}
-        missing = [f.name for f in fields(cls) if f.name not in doc and f.name not in optional]
-        if missing:
-            raise RecordError(f"task document lacks {missing}")
-        values = {f.name: doc[f.name] for f in fields(cls) if f.name in doc}
+        values = _doc_fields(cls, doc, "task document")
         for name in ("repeat", "k", "seed"):
             values[name] = _int(values[name], name)
         values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
@@ -187,4 +193,105 @@ class AnswerRecord:
             duplicates=_strs(payload.get("duplicates", ()), "duplicates"),
             alpha=alpha,
             **counts,
+        )
+
+
+@dataclass(frozen=True)
+class ReverseDoc:
+    """One document of a reverse task: one catalog item and the group's users as a numbered
+    list in a shuffled order (``candidates``: persona ids in the order shown; ``phrases``: what
+    was shown for each). ``seed``: the item sample and shuffle seed."""
+
+    item_id: int
+    item_title: str
+    domain: str
+    attribute_group: str
+    repeat: int
+    candidates: tuple[str, ...]
+    phrases: tuple[str, ...]
+    seed: int
+    catalog: str
+    catalog_sha256: str
+    template_sha256: str
+    coldbias_version: str
+    prompt: str
+    alpha: float = _DEFAULT_ALPHA
+    template: str = "reverse"
+    language: str = "en"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["candidates"], out["phrases"] = list(self.candidates), list(self.phrases)
+        out["kind"] = "reverse"
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> ReverseDoc:
+        values = _doc_fields(cls, doc, "reverse document")
+        for name in ("item_id", "repeat", "seed"):
+            values[name] = _int(values[name], name)
+        values["candidates"] = _strs(values["candidates"], "candidates")
+        values["phrases"] = _strs(values["phrases"], "phrases")
+        if len(values["candidates"]) != len(values["phrases"]) or len(values["candidates"]) < 2:
+            raise RecordError("a reverse document needs ≥ 2 candidates, each with a phrase")
+        if "alpha" in values:
+            values["alpha"] = _alpha(values["alpha"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class UserRankRecord:
+    """One parsed reverse answer: ``order`` = indices into ``candidates`` (the shown order),
+    best first, unique; users the answer left out are absent. Counts as in the parser
+    (``n_invalid``: entries naming no candidate or conflicting; ``n_duplicates``: repeats)."""
+
+    item_id: int
+    repeat: int
+    candidates: tuple[str, ...]
+    order: tuple[int, ...]
+    n_entries: int = 0
+    n_invalid: int = 0
+    n_duplicates: int = 0
+    alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
+
+    @property
+    def complete(self) -> bool:
+        return sorted(self.order) == list(range(len(self.candidates)))
+
+    def ranks(self) -> dict[str, float]:
+        """persona id → rank (1 = first). Users left out share the remaining ranks equally
+        (mid-rank), so every answer ranks every user."""
+        out: dict[str, float] = {}
+        for rank, index in enumerate(self.order, start=1):
+            out[self.candidates[index]] = float(rank)
+        rest = [c for c in self.candidates if c not in out]
+        if rest:
+            mid = (len(self.order) + 1 + len(self.candidates)) / 2
+            out |= dict.fromkeys(rest, mid)
+        return out
+
+    def to_payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"schema": PAYLOAD_SCHEMA, "kind": "reverse"}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> UserRankRecord:
+        if not isinstance(payload, Mapping) or payload.get("kind") != "reverse":
+            raise RecordError("not a coldbias reverse payload (no 'kind': 'reverse')")
+        candidates = _strs(payload.get("candidates"), "candidates")
+        order = _ints(payload.get("order"), "order")
+        if any(not 0 <= i < len(candidates) for i in order) or len(set(order)) != len(order):
+            raise RecordError("reverse payload 'order' must hold unique candidate indices")
+        return cls(
+            item_id=_int(payload.get("item_id"), "item_id"),
+            repeat=_int(payload.get("repeat"), "repeat"),
+            candidates=candidates,
+            order=order,
+            n_entries=_int(payload.get("n_entries", 0), "n_entries"),
+            n_invalid=_int(payload.get("n_invalid", 0), "n_invalid"),
+            n_duplicates=_int(payload.get("n_duplicates", 0), "n_duplicates"),
+            alpha=_alpha(payload.get("alpha", _DEFAULT_ALPHA)),
         )

@@ -23,6 +23,7 @@ __all__ = [
     "NOT_VALUES",
     "PAYLOAD_KEY",
     "PLACEBO_GROUP",
+    "REVERSE",
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
@@ -32,9 +33,12 @@ __all__ = [
     "group_name",
     "is_coldbias_task",
     "is_replicate_id",
+    "is_reverse_task",
     "is_value_id",
     "parse_task_name",
     "replicate_id",
+    "reverse_group_name",
+    "reverse_task_name",
     "task_name",
 ]
 
@@ -152,12 +156,34 @@ def group_name(domain: str | None, variant: str = "plain") -> str:
     return base if variant == "plain" else f"{base}_{variant}"
 
 
+#: The reverse task (rank the users for one item): ``coldbias_reverse_{domain}_{group}``.
+REVERSE = "reverse"
+
+
+def reverse_task_name(domain: str, group: str) -> str:
+    """``coldbias_reverse_movie_gender``."""
+    return f"{TASK_PREFIX}_{REVERSE}_{domain}_{group}"
+
+
+def reverse_group_name(domain: str | None) -> str:
+    """lm-eval group of the reverse tasks of a domain, or of all domains."""
+    return f"{TASK_PREFIX}_{REVERSE}" + ("" if domain is None else f"_{domain}")
+
+
+def is_reverse_task(task: str) -> bool:
+    return task.startswith(f"{TASK_PREFIX}_{REVERSE}_") or task == f"{TASK_PREFIX}_{REVERSE}"
+
+
 def parse_task_name(task: str) -> tuple[str, str, str]:
     """Inverse of :func:`task_name`: ``coldbias_{domain}[_{variant}]_{group}`` →
-    (domain, variant, group). The domain is the first word after the prefix.
+    (domain, variant, group); the domain is the first word after the prefix. A reverse task
+    ``coldbias_reverse_{domain}_{group}`` gives (domain, "reverse", group).
     """
     prefix = f"{TASK_PREFIX}_"
     rest = task[len(prefix) :] if task.startswith(prefix) else task
+    if rest.startswith(f"{REVERSE}_"):
+        dom, _, group = rest[len(REVERSE) + 1 :].partition("_")
+        return dom, REVERSE, group
     dom, _, rest = rest.partition("_")
     variant = "plain"
     for v in VARIANTS[1:]:

@@ -20,15 +20,16 @@ from coldbias_tasks import __version__
 from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.personas import load_personas, nouns
-from coldbias_tasks.core.records import TaskDoc
+from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
-from coldbias_tasks.lmeval.prompt import load_template, render_prompt
+from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
 __all__ = [
     "DEFAULTS",
     "Settings",
     "build_docs",
+    "build_reverse_docs",
     "domain_budget",
     "generation_budget",
     "shown_order",
@@ -164,6 +165,52 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     coldbias_version=__version__,
                     shown_ids=tuple(shown),
                     prompt=prompt,
+                    alpha=settings.alpha,
+                    template=template.name,
+                    language=settings.language,
+                )
+            )
+    return docs
+
+
+def build_reverse_docs(domain: str, group: str, metadata: Mapping[str, Any]) -> list[ReverseDoc]:
+    """All documents of task ``coldbias_reverse_{domain}_{group}``: for each of a seeded
+    stratified sample of ``coldbias_items`` catalog items and each repeat, the item and the
+    group's users in a seeded shuffled order (a new order per item and repeat)."""
+    catalog, settings = _catalog_and_settings(domain, metadata)
+    config = load_personas(settings.personas)
+    users = config.find(group).values
+    if len(users) < 2:
+        raise SettingsError(f"reverse task: group {group!r} needs at least two values to rank")
+    phrases = {p.id: config.phrase(p, settings.language) for p in users}
+    template = load_template(None, settings.language, kind="reverse")
+    noun = nouns(config, settings.language, domain)[0]
+    items = subset(catalog, min(settings.items, len(catalog)), settings.seed, _stratum(domain))
+    docs = []
+    for item in items:
+        for repeat in range(settings.repeats):
+            order = [p.id for p in users]
+            random.Random(f"{settings.seed}:{catalog.sha256}:reverse:{item}:{repeat}").shuffle(
+                order
+            )
+            shown = [phrases[pid] for pid in order]
+            docs.append(
+                ReverseDoc(
+                    item_id=item,
+                    item_title=catalog.titles[item],
+                    domain=domain,
+                    attribute_group=group,
+                    repeat=repeat,
+                    candidates=tuple(order),
+                    phrases=tuple(shown),
+                    seed=settings.seed,
+                    catalog=settings.catalog or domain,
+                    catalog_sha256=catalog.sha256,
+                    template_sha256=template.sha256,
+                    coldbias_version=__version__,
+                    prompt=render_reverse_prompt(
+                        template, domain, catalog.titles[item], shown, noun, settings.language
+                    ),
                     alpha=settings.alpha,
                     template=template.name,
                     language=settings.language,

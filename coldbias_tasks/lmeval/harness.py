@@ -16,8 +16,8 @@ Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
 from coldbias_tasks.core.answers import record_from_answer
@@ -25,7 +25,9 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.lmeval.documents import build_docs
 
-__all__ = ["METRICS", "load_dataset", "parse_filter", "process_results"]
+__all__ = ["METRICS", "cached", "load_dataset", "parse_filter", "process_results"]
+
+T = TypeVar("T")
 
 
 def load_dataset(**kwargs: Any) -> Any:
@@ -59,24 +61,32 @@ def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
     return {metric: payload for metric in METRICS}
 
 
-_SUMMARIES: dict[tuple[int, ...], tuple[Sequence[dict], GroupSummary]] = {}
+_CACHE: dict[tuple[int, ...], tuple[Sequence[dict], Any]] = {}
 
 
-def _summary(payloads: Sequence[dict]) -> GroupSummary:
-    """summarize_group over a task's payloads, computed once for all of its metrics.
+def cached(payloads: Sequence[dict], compute: Callable[[Sequence[dict]], T]) -> T:
+    """``compute(payloads)``, computed once for all of a task's metrics.
 
     process_results hands the same payload objects to every metric, so the lists lm-eval passes
     to the aggregations hold identical objects: the key is their identities (the cached entry
-    keeps the objects alive, so an id cannot be reused while cached).
+    keeps the objects alive, so an id cannot be reused while cached) and the function.
     """
-    key = tuple(id(p) for p in payloads)
-    hit = _SUMMARIES.get(key)
+    key = (id(compute), *(id(p) for p in payloads))
+    hit = _CACHE.get(key)
     if hit is None:
-        if len(_SUMMARIES) >= 8:
-            _SUMMARIES.clear()
-        records = map(AnswerRecord.from_payload, payloads)
-        hit = _SUMMARIES[key] = (list(payloads), summarize_group(records))
+        if len(_CACHE) >= 8:
+            _CACHE.clear()
+        hit = _CACHE[key] = (list(payloads), compute(payloads))
     return hit[1]
+
+
+def _group_summary(payloads: Sequence[dict]) -> GroupSummary:
+    return summarize_group(map(AnswerRecord.from_payload, payloads))
+
+
+def _summary(payloads: Sequence[dict]) -> GroupSummary:
+    """summarize_group over a task's payloads (see :func:`cached`)."""
+    return cached(payloads, _group_summary)
 
 
 # --- aggregations: one named function per metric key ------------------------------------------

@@ -28,8 +28,10 @@ __all__ = [
     "TemplateInfo",
     "builtin_templates",
     "check_contract",
+    "check_reverse_contract",
     "load_template",
     "render_prompt",
+    "render_reverse_prompt",
     "template_dir",
 ]
 
@@ -49,6 +51,7 @@ class TemplateInfo:
     shares_prefix: bool
     languages: tuple[str, ...]
     description: str
+    kind: str = "forward"
 
 
 @dataclass(frozen=True)
@@ -82,13 +85,14 @@ def builtin_templates() -> dict[str, TemplateInfo]:
             bool(spec["shares_prefix"]),
             tuple(languages),
             str(spec.get("description", "")),
+            str(spec.get("kind", "forward")),
         )
     return out
 
 
-def _file(spec: str | None, language: str) -> tuple[Path, str]:
-    name = spec or DEFAULT_TEMPLATE
-    known = builtin_templates()
+def _file(spec: str | None, language: str, kind: str = "forward") -> tuple[Path, str]:
+    name = spec or (DEFAULT_TEMPLATE if kind == "forward" else "reverse")
+    known = {n: i for n, i in builtin_templates().items() if i.kind == kind}
     if name in known:
         if language not in known[name].languages:
             raise TemplateError(
@@ -165,10 +169,11 @@ def check_contract(template: Template) -> bool:
 
 
 @lru_cache(maxsize=32)
-def load_template(spec: str | None = None, language: str = "en") -> Template:
-    """Load a built-in template by name (default :data:`DEFAULT_TEMPLATE`) in ``language``, or a
-    Jinja file by path; checks the contract (:func:`check_contract`)."""
-    file, name = _file(spec, language)
+def load_template(spec: str | None = None, language: str = "en", kind: str = "forward") -> Template:
+    """Load a built-in template by name (default :data:`DEFAULT_TEMPLATE`; ``kind="reverse"``:
+    the reverse task's) in ``language``, or a Jinja file by path; checks the contract
+    (:func:`check_contract` / :func:`check_reverse_contract`)."""
+    file, name = _file(spec, language, kind)
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as err:
@@ -185,5 +190,36 @@ def load_template(spec: str | None = None, language: str = "en") -> Template:
         raise TemplateError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     probe = Template(jinja, name, language, sha, file, False)
-    shares = check_contract(probe)
+    shares = check_contract(probe) if kind == "forward" else check_reverse_contract(probe)
     return Template(jinja, name, language, sha, file, shares)
+
+
+def render_reverse_prompt(
+    template: Template, domain: str, item: str, users: Sequence[str], noun: str, language: str
+) -> str:
+    """The user message of one reverse document: one item and the users in the order shown."""
+    try:
+        return template.template.render(
+            domain=domain, noun=noun, item=item, users=list(users), language=language
+        ).strip()
+    except jinja2.UndefinedError as err:
+        raise TemplateError(
+            f"reverse prompt template {template.file}: {err.message}; it may use domain, noun, "
+            "item, users and language."
+        ) from err
+
+
+def check_reverse_contract(template: Template) -> bool:
+    """The reverse prompt must show the item and every user; returns False (no shared prefix:
+    every prompt starts with its own item)."""
+    users = ("probe user alpha", "probe user beta", "probe user gamma")
+    text = render_reverse_prompt(template, "movie", "Probe Item Title", users, "movies", "en")
+    missing = [f"the user {u!r}" for u in users if u not in text]
+    if "Probe Item Title" not in text:
+        missing.insert(0, "the item ({{ item }})")
+    if missing:
+        raise TemplateError(
+            f"reverse prompt template {template.file} lacks {', '.join(missing)}; it must show "
+            "the item and every user ({% for user in users %}…)."
+        )
+    return False

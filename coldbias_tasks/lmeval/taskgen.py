@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from coldbias_tasks.core.personas import Group, PersonaConfig, load_personas
 from coldbias_tasks.core.resources import tasks_dir
@@ -20,10 +21,18 @@ from coldbias_tasks.core.vocabulary import (
     TASK_VERSION,
     VARIANTS,
     group_name,
+    reverse_group_name,
+    reverse_task_name,
     task_name,
 )
 from coldbias_tasks.lmeval.documents import domain_budget
 from coldbias_tasks.lmeval.harness import METRICS, load_dataset, parse_filter, process_results
+from coldbias_tasks.lmeval.reverse_harness import (
+    REVERSE_METRICS,
+    load_reverse_dataset,
+    parse_reverse_filter,
+    process_reverse_results,
+)
 
 __all__ = ["expected_files", "write"]
 
@@ -41,29 +50,55 @@ def _ref(fn: object) -> str:
     return f"!function {fn.__module__}.{fn.__name__}"  # type: ignore[attr-defined]
 
 
-def _template() -> str:
-    metrics = "".join(
+def _template(
+    metrics: dict[str, tuple[Any, bool]] = METRICS,
+    loader: object = load_dataset,
+    results: object = process_results,
+    filter_fn: object = parse_filter,
+    tag: str = "coldbias_all",
+) -> str:
+    listed = "".join(
         f"  - metric: {name}\n"
         f"    aggregation: {_ref(fn)}\n"
         f"    higher_is_better: {str(higher).lower()}\n"
-        for name, (fn, higher) in METRICS.items()
+        for name, (fn, higher) in metrics.items()
     )
     return (
-        HEADER + "tag: coldbias_all\n"
-        f"custom_dataset: {_ref(load_dataset)}\n"
+        HEADER + f"tag: {tag}\n"
+        f"custom_dataset: {_ref(loader)}\n"
         "test_split: test\n"
         "output_type: generate_until\n"
         'doc_to_text: "{{prompt}}"\n'
         'doc_to_target: ""\n'
-        f"process_results: {_ref(process_results)}\n"
+        f"process_results: {_ref(results)}\n"
         "filter_list:\n"
         f"  - name: {FILTER_NAME}\n"
         "    filter:\n"
         "      - function: custom\n"
-        f"        filter_fn: {_ref(parse_filter)}\n"
-        "metric_list:\n" + metrics + "metadata:\n"
+        f"        filter_fn: {_ref(filter_fn)}\n"
+        "metric_list:\n" + listed + "metadata:\n"
         f"  version: {TASK_VERSION}\n"
     )
+
+
+#: max_gen_toks of a reverse answer: up to 7 users of ≤ 40 characters, numbered (tokens).
+REVERSE_BUDGET = 160
+
+
+def _reverse_template() -> str:
+    """``tasks/reverse/_reverse_yaml``: everything the reverse tasks share."""
+    generation = (
+        "generation_kwargs:\n  until: []\n  do_sample: true\n"
+        f"  temperature: {TEMPERATURE}\n  max_gen_toks: {REVERSE_BUDGET}\n"
+    )
+    shared = _template(
+        REVERSE_METRICS,
+        load_reverse_dataset,
+        process_reverse_results,
+        parse_reverse_filter,
+        "coldbias_reverse_all",
+    )
+    return shared.replace("metric_list:", generation + "metric_list:")
 
 
 def _domain_template(domain: str) -> str:
@@ -81,18 +116,20 @@ def _domain_template(domain: str) -> str:
     )
 
 
-def _aggregate_list() -> str:
+def _aggregate_list(metrics: dict[str, tuple[Any, bool]]) -> str:
     return "".join(
         f"  - metric: {name}\n    aggregation: mean\n    weight_by_size: false\n"
-        for name in METRICS
+        for name in metrics
     )
 
 
-def _group_yaml(name: str, members: list[str]) -> str:
+def _group_yaml(
+    name: str, members: list[str], metrics: dict[str, tuple[Any, bool]] = METRICS
+) -> str:
     tasks = "".join(f"  - {m}\n" for m in members)
     return (
         HEADER
-        + f"group: {name}\ntask:\n{tasks}aggregate_metric_list:\n{_aggregate_list()}"
+        + f"group: {name}\ntask:\n{tasks}aggregate_metric_list:\n{_aggregate_list(metrics)}"
         + f"metadata:\n  version: {TASK_VERSION}\n"
     )
 
@@ -141,6 +178,32 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
             files[f"groups/{group_name(None, variant)}.yaml"] = _group_yaml(
                 group_name(None, variant), [group_name(d, variant) for d in domains]
             )
+    files |= _reverse_files(config)
+    return files
+
+
+def _reverse_files(config: PersonaConfig) -> dict[str, str]:
+    """The reverse tasks of every domain × attribute group and control (intersections and
+    first names are not ranked), and their groups (attribute groups only)."""
+    files = {"reverse/_reverse_yaml": _reverse_template()}
+    groups = [g for g in config.groups.values() if g.kind in ("attribute", "control")]
+    for domain in DOMAINS:
+        members = []
+        for group in groups:
+            name = reverse_task_name(domain, group.name)
+            if group.counted:
+                members.append(name)
+            files[f"reverse/{name}.yaml"] = (
+                HEADER + "include: _reverse_yaml\n"
+                f"task: {name}\n"
+                f"dataset_kwargs: {{domain: {domain}, group: {group.name}}}\n"
+            )
+        files[f"groups/{reverse_group_name(domain)}.yaml"] = _group_yaml(
+            reverse_group_name(domain), members, REVERSE_METRICS
+        )
+    files[f"groups/{reverse_group_name(None)}.yaml"] = _group_yaml(
+        reverse_group_name(None), [reverse_group_name(d) for d in DOMAINS], REVERSE_METRICS
+    )
     return files
 
 
@@ -148,7 +211,7 @@ def write(root: Path | None = None, personas: str | Path | None = None) -> list[
     """Write every generated file, remove stale generated YAMLs; return the paths written."""
     root = root or tasks_dir()
     files = expected_files(personas)
-    for old in root.glob("*/coldbias_*.yaml"):
+    for old in root.glob("*/coldbias_*.yaml"):  # also reverse/
         if str(old.relative_to(root)) not in files and old.read_text().startswith("# Generated by"):
             old.unlink()
     written = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from importlib.resources import files
 
-from coldbias_tasks.analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
+from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
 from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard
 from coldbias_tasks.analysis.runs import coldbias_version
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
@@ -48,11 +48,14 @@ NOTES = [
     "when a domain's placebo excess is clearly above zero (its interval excludes 0).",
     "Flagged share: share of a group's values whose exact within-repeat relabelling test "
     "rejects after Holm's correction over the group (α = 0.05), mean over domains.",
-    f"Intervals: {int(CI_LEVEL * 100)}% percentile bootstrap over repeats, "
-    f"{BOOTSTRAP_RESAMPLES} resamples, fixed seed {BOOTSTRAP_SEED}: a draw resamples a task's "
-    "repeats (each repeat keeps its catalog order, its neutral answers and all values' "
-    "answers) and recomputes the task figure; a domain's draw is the mean of its tasks' draws. "
-    "They reflect sampling over repeats only (not over catalogs, prompts or personas).",
+    f"Intervals: {int(CI_LEVEL * 100)}% Student-t over repeats (mean ± t·sd/√R): a task's "
+    "figure is computed per repeat (each repeat has its own catalog order and neutral "
+    "answers), a domain's per repeat as the mean of its tasks'; the interval assumes repeat "
+    "figures are independent and roughly normal. With 5 repeats it is wide on purpose (a "
+    "percentile bootstrap of 5 repeats covers far less than 95%). It reflects sampling over "
+    "repeats only (not over catalogs, prompts or personas). Reverse-task rank gaps: "
+    f"percentile bootstrap over catalog items ({BOOTSTRAP_RESAMPLES} resamples, seed "
+    f"{BOOTSTRAP_SEED}).",
     "Direction: ↓ lower is better, ↑ higher is better; columns without an arrow are "
     "descriptive (the noise floor has no direction).",
     "Degenerate: a model is flagged when, pooled over its answers, "

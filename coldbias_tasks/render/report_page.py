@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from coldbias_tasks.analysis.report import (
+    ReverseReport,
     TaskReport,
     most_divergent,
     placebo_flag,
@@ -113,7 +114,7 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
                 (
                     png,
                     f"Signed difference of the share of recommended items per {name} category, "
-                    "value − neutral answers, with 95 % bootstrap intervals over repeats; "
+                    "value − neutral answers, with 95 % t-intervals over repeats; "
                     "filled: BH q ≤ 0.05 (relabelling test). The largest differences are shown; "
                     "exposure.csv holds all.",
                 )
@@ -190,11 +191,29 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
     return lines
 
 
+def reverse_summary_lines(reports: Sequence[ReverseReport]) -> list[str]:
+    """Terminal lines of the reverse tasks: one per task."""
+    lines = []
+    for rep in reports:
+        s = rep.summary
+        low, high = rep.interval()
+        first = min(s.values, key=lambda v: v.mean_rank) if s.values else None
+        lead = f"; ranked highest: {first.persona_id} ({first.mean_rank:.2f})" if first else ""
+        lines.append(
+            f"{rep.model.label} · {rep.task.name}: rank gap {H.fmt(s.rank_gap)} "
+            f"[{H.fmt(low)}, {H.fmt(high)}], group p {H.fmt(s.group_p)}, "
+            f"{sum(v.flagged for v in s.values)}/{len(s.values)} users flagged{lead}; "
+            f"complete rankings {H.fmt(s.complete_rate, 2)}, keeps shown order "
+            f"{H.fmt(s.keep_order_rate, 2)}"
+        )
+    return lines
+
+
 def _provenance_items(model: ModelResults) -> dict[str, Any]:
     prov = model.provenance()
     args = ", ".join(f"{k}={v}" for k, v in sorted(model.model_args.items()))
     seeds = "; ".join(
-        ", ".join(f"{k}={v}" for k, v in r.seeds.items()) for r in model.runs if r.tasks
+        ", ".join(f"{k}={v}" for k, v in r.seeds.items()) for r in model.runs if r.has_coldbias
     )
     return {
         "model": model.model,
@@ -236,7 +255,8 @@ MEASUREMENT_NOTES = [
     "<b>Noise floor</b> F_r: the mean divergence of the repeat's neutral replicates (more "
     "answers to the very same prompt) from the neutral answer: what sampling alone does. "
     "<b>Excess</b> = mean of B_r(a) − F_r, zero in expectation when the attribute changes "
-    "nothing: the headline. Intervals: 95 % bootstrap over repeats.",
+    "nothing: the headline. Intervals: 95 % Student-t over repeats (mean ± t·sd/√R; wide "
+    "with few repeats, on purpose).",
     "<b>Per-value test</b>: exact within-repeat relabelling test (the value's answer and the "
     "repeat's neutral answers are exchangeable under the null; smallest p = (replicates + 2)^−R); "
     "Holm over the group's values; <b>underpowered</b> when no value could be flagged with the "
@@ -246,7 +266,7 @@ MEASUREMENT_NOTES = [
     '("someone whose car is blue"); its excess measures how much any extra sentence moves the '
     "list. <b>Excess over placebo</b> = a group's excess − the placebo's.",
     "<b>Exposure</b>: share of a value's recommended items in a category minus the share in the "
-    "neutral answers, with a bootstrap interval over repeats, a two-sided relabelling p and BH "
+    "neutral answers, with a t-interval over repeats, a two-sided relabelling p and BH "
     "q-values; base rate = the category's share of the items shown; JSD = Jensen–Shannon "
     "divergence of the category distributions (value vs neutral), floor = the replicates' JSD. "
     "Western = primary production country in North America (US, CA), Europe or Australia/New "
@@ -324,6 +344,7 @@ def render_html(
     figures: Mapping[str, list[tuple[Path, str]]],
     tables: Mapping[str, pd.DataFrame],
     source: str,
+    reverse: Sequence[ReverseReport] = (),
 ) -> str:
     """The report page: warnings, summary, controls, provenance, radar plots, then one section
     per task."""
@@ -340,8 +361,10 @@ def render_html(
     models: dict[str, list[TaskReport]] = defaultdict(list)
     for rep in reports:
         models[rep.model.label].append(rep)
+    for rev in reverse:
+        models.setdefault(rev.model.label, [])
     for label, reps in models.items():
-        model = reps[0].model
+        model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
         body.append(f"<h2>Model: {H.esc(label)}</h2>")
         for r in (r for r in reps if r.degenerate):
             body.append(
@@ -351,12 +374,16 @@ def render_html(
             body.append(H.warning(f"WARNING {r.task.name}: {PLACEBO_WARNING}"))
         for w in model.warnings:
             body.append(f'<p class="note">note: {H.esc(w)}</p>')
-        body.append("<h3>Summary</h3>")
-        body.append(_summary_table(reps))
+        if reps:
+            body.append("<h3>Summary</h3>")
+            body.append(_summary_table(reps))
         for name, title in (
             ("controls", "Excess over the placebo control"),
             ("intersections", "Intersectional personas: combined vs single attributes"),
             ("implicit", "Implicit (first-name) vs explicit personas"),
+            ("reverse_groups", "Reverse task: ranking users for an item"),
+            ("framing", "Forward excess vs reverse rank gap (the two framings)"),
+            ("reverse_values", "Reverse task: per user"),
         ):
             df = tables.get(name)
             if df is not None and not df.empty:
