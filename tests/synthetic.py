@@ -54,7 +54,9 @@ class SyntheticRecommender(LM):
 
     ``seed``: the model's sampling seed (different seeds give different answers to the same
     prompt). ``effect``: persona id → weight multiplier per catalog id. ``style``: how the
-    answer is written (``"numbered"``: "1. Title"; ``"plain"``: one title per line).
+    answer is written (``"numbered"``: "1. Title"; ``"plain"``: one title per line; ``"json"``:
+    a JSON array; ``"auto"``: JSON for the json template, else numbered). ``effect_when``: a
+    predicate on the doc; the effect applies only where it holds (e.g. one template).
     """
 
     def __init__(
@@ -66,9 +68,11 @@ class SyntheticRecommender(LM):
         titles: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
         user_effect: Mapping[str, float] | None = None,
         keep_order: bool = False,
+        effect_when: Callable[[Mapping[str, Any]], bool] | None = None,
         **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
+        self.effect_when = effect_when
         self.user_effect = dict(user_effect or {})
         self.keep_order = keep_order
         self.seed = seed
@@ -95,6 +99,8 @@ class SyntheticRecommender(LM):
         k = int(doc["k"])
         persona = str(doc["persona_id"])
         boost = self.effect.get(persona)
+        if boost is not None and self.effect_when is not None and not self.effect_when(doc):
+            boost = None
         rng = _rng(
             self.seed,
             doc.get("domain"),
@@ -115,7 +121,9 @@ class SyntheticRecommender(LM):
 
             names = load_catalog(doc["catalog"]).titles
         lines = [names[i] for i in picked]
-        if self.style == "numbered":
+        if self.style == "json" or (self.style == "auto" and doc.get("template") == "json"):
+            return json.dumps(lines, ensure_ascii=False)
+        if self.style in ("numbered", "auto"):
             return "\n".join(f"{n}. {t}" for n, t in enumerate(lines, start=1))
         return "\n".join(lines)
 

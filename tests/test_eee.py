@@ -371,3 +371,29 @@ def test_reader_on_a_missing_folder(tmp_path: Path) -> None:
     assert not is_eee_folder(tmp_path / "nope")
     with pytest.raises(RunError, match="no such folder"):
         load_eee_records(tmp_path / "nope")
+
+
+def test_leaderboard_shows_an_eee_benchmark_as_a_capability_column(tmp_path: Path, capsys):
+    """`coldbias leaderboard RUN EEE_FOLDER`: the EEE score joins the row whose lm-eval model
+    name equals the record's model id, with its direction and ± 1.96 × stderr interval; a
+    record of another model is a message, never a silent column."""
+    from coldbias_tasks.app import cli
+    from tests.synthetic import SyntheticRecommender, run_synthetic
+
+    run = tmp_path / "run"
+    run_synthetic(SyntheticRecommender(seed=1), TASKS[:1], METADATA, output_path=run,
+                  model_name=MODEL)  # fmt: skip
+    eee = tmp_path / "eee"
+    _write(eee / "mmlu.json", _mmlu_record())
+    other = _mmlu_record()
+    other["model_info"] = {"name": "x", "id": "other/model", "developer": "other"}
+    _write(eee / "other.json", other)
+    out = tmp_path / "lb"
+    assert cli.main(["leaderboard", str(run), str(eee), "--output", str(out)]) == 0
+    shown = capsys.readouterr()
+    assert "other/model" in shown.out + shown.err and "match no model row" in shown.out + shown.err
+    wide = __import__("pandas").read_csv(out / "leaderboard_wide.csv")
+    assert wide.loc[0, "model"] == MODEL
+    assert wide.loc[0, "eee:mmlu:acc ↑"] == pytest.approx(0.612)
+    assert wide.loc[0, "eee:mmlu:acc_ci_low"] == pytest.approx(0.612 - 1.96 * 0.004)
+    assert "mmlu acc ↑" in (out / "leaderboard.md").read_text()

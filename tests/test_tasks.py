@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import random
+from pathlib import Path
 
 import pytest
 
@@ -367,3 +369,31 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
     assert up == {"exact_k_rate", "fill_rate", "iou_group_p", "serp_group_p", "prag_group_p"}
+
+
+@pytest.mark.slow
+def test_lm_eval_validate_passes_on_every_coldbias_group() -> None:
+    """lm-eval's own `lm-eval validate` over every group file (and the tags), as CI runs it."""
+    import subprocess
+    import sys
+
+    from coldbias_tasks.app.models import offline_env
+
+    groups = sorted(p.stem for p in (tasks_dir() / "groups").glob("*.yaml"))
+    assert "coldbias" in groups and "coldbias_reverse" in groups
+    names = [*groups, "coldbias_all", "coldbias_reverse_all"]
+    cli = Path(sys.executable).with_name("lm-eval")
+    done = subprocess.run(
+        [str(cli), "validate", "--tasks", ",".join(names), "--include_path", str(tasks_dir())],
+        capture_output=True, text=True, timeout=600, check=False,
+        env={**os.environ, **offline_env()},
+    )  # fmt: skip
+    assert done.returncode == 0 and "All tasks found and valid" in done.stdout, (
+        done.stdout[-2000:] + done.stderr[-2000:]
+    )
+    bad = subprocess.run(
+        [str(cli), "validate", "--tasks", "coldbias_nope", "--include_path", str(tasks_dir())],
+        capture_output=True, text=True, timeout=600, check=False,
+        env={**os.environ, **offline_env()},
+    )  # fmt: skip
+    assert bad.returncode != 0  # the check can fail

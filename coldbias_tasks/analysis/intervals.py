@@ -28,6 +28,7 @@ from coldbias_tasks.core.records import UserRankRecord
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
+    "BOUNDS",
     "CI_LEVEL",
     "Series",
     "combine",
@@ -74,9 +75,15 @@ def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dic
     return out
 
 
-def t_interval(series: Series, level: float = CI_LEVEL) -> tuple[float, float]:
+#: The range of each kind of figure: intervals are clipped to it.
+BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0)}
+
+
+def t_interval(
+    series: Series, level: float = CI_LEVEL, bounds: tuple[float, float] | None = None
+) -> tuple[float, float]:
     """Student's t interval of the mean of ``series`` over repeats (NaN, NaN with fewer than
-    two repeats)."""
+    two repeats), clipped to ``bounds`` (e.g. :data:`BOUNDS` ``["divergence"]``) when given."""
     values = np.array([v for v in series.values() if not math.isnan(v)], dtype=float)
     if values.size < 2:
         return math.nan, math.nan
@@ -84,7 +91,10 @@ def t_interval(series: Series, level: float = CI_LEVEL) -> tuple[float, float]:
         stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
     )
     mean = float(values.mean())
-    return mean - float(half), mean + float(half)
+    low, high = mean - float(half), mean + float(half)
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return low, high
 
 
 def interval(draws: np.ndarray) -> tuple[float, float]:

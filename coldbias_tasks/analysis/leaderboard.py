@@ -12,6 +12,7 @@ last. Markdown and HTML are in :mod:`coldbias_tasks.render.leaderboard_page`.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
 from coldbias_tasks.analysis.intervals import (
     BOOTSTRAP_RESAMPLES,
+    BOUNDS,
     Series,
     combine,
     interval,
@@ -29,6 +32,7 @@ from coldbias_tasks.analysis.intervals import (
     reverse_gap_draws,
     t_interval,
 )
+from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.runs import (
     LoadOptions,
     ModelResults,
@@ -41,7 +45,13 @@ from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, sum
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
-from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
+from coldbias_tasks.core.vocabulary import (
+    DOMAINS,
+    PLACEBO_GROUP,
+    SIMILARITY_NAMES,
+    VARIANTS,
+    is_coldbias_task,
+)
 
 __all__ = [
     "Cell",
@@ -50,6 +60,7 @@ __all__ = [
     "Row",
     "build_leaderboard",
     "build_rows",
+    "collect_eee",
     "long_table",
     "wide_table",
 ]
@@ -119,11 +130,12 @@ def _draws_cell(value: float, draws: np.ndarray) -> Cell:
     return Cell(value, low, high)
 
 
-def _cell_of(value: float, series: Series) -> Cell:
-    """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats)."""
+def _cell_of(value: float, series: Series, kind: str | None = None) -> Cell:
+    """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats),
+    clipped to the range of ``kind`` (divergence, excess) when given."""
     if math.isnan(value):
         return Cell(math.nan)
-    low, high = t_interval(series)
+    low, high = t_interval(series, bounds=BOUNDS.get(kind) if kind else None)
     return Cell(value, low, high)
 
 
@@ -165,7 +177,7 @@ def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, dic
 
 
 def _cell(stats: Sequence[_Stats], metric: str, kind: str) -> Cell:
-    return _cell_of(*_pooled(stats, metric, kind))
+    return _cell_of(*_pooled(stats, metric, kind), kind)
 
 
 def build_rows(
@@ -182,10 +194,12 @@ def build_rows(
     groups: dict[str, tuple[str, str]] = {}
     placebo_domains: set[str] = set()
     extra: dict[str, tuple[str, str, bool | None]] = {}
+    all_stats: list[tuple[ModelResults, _Stats]] = []
     rows = []
     for model in models:
         row = Row(model)
         stats = [_task_stats(t) for t in model.tasks.values()]
+        all_stats += [(model, st) for st in stats]
         by_domain: dict[str, list[_Stats]] = defaultdict(list)
         by_group: dict[str, list[_Stats]] = defaultdict(list)
         placebo: dict[str, _Stats] = {}
@@ -210,7 +224,7 @@ def build_rows(
             if domains[dkey][1] == "plain" and domain in placebo:
                 p = placebo[domain]
                 p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
-                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_series)
+                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_series, "excess")
                 value, series = _pooled(members, "iou", "excess")
                 row.cells[f"{domain}_iou_over_placebo"] = _cell_of(
                     value - p_value, combine([series, p_series], (1, -1))
@@ -267,6 +281,7 @@ def build_rows(
                 row.cells[key] = Cell(metric.value)
         rows.append(row)
     columns = _columns(domains, groups, placebo_domains, extra, reverse_keys)
+    _prompt_cells(columns, rows, all_stats)
     if any("partial" in r.cells for r in rows):
         columns.insert(2, Column(
             "partial", "partial", numeric=False,
@@ -274,6 +289,34 @@ def build_rows(
         ))  # fmt: skip
     rows.sort(key=_sort_key)
     return columns, rows
+
+
+def _prompt_cells(
+    columns: list[Column], rows: Sequence[Row], stats: Sequence[tuple[ModelResults, _Stats]]
+) -> None:
+    """Prompt sensitivity of models run under several prompt templates or languages
+    (:func:`coldbias_tasks.analysis.robustness.model_sensitivity`): on each of the model's
+    rows, the range over prompts of the mean IOU excess of the shared tasks (↓) and the mean
+    Kendall τ of the prompts' rankings of those tasks (↑)."""
+    sensitivity = model_sensitivity(stats)
+    if not sensitivity:
+        return
+    for row in rows:
+        found = sensitivity.get(row.model.model)
+        if found is None:
+            continue
+        row.cells["prompt_sensitivity"] = Cell(found["excess_range"])
+        row.cells["prompt_rank_tau"] = Cell(found["group_rank_tau"])
+        row.cells["prompts"] = Cell(found["prompts"])
+    columns += [
+        Column("prompt_sensitivity", "prompt sensitivity", DOWN,
+               description="range over prompt templates / languages of the mean IOU excess of "
+               "the tasks every prompt ran (docs/measurement.md §6)"),
+        Column("prompt_rank_tau", "prompt rank τ", UP,
+               description="mean pairwise Kendall τ of the prompts' rankings of those tasks"),
+        Column("prompts", "prompts", numeric=False,
+               description="the prompt templates (languages) compared"),
+    ]  # fmt: skip
 
 
 def _reverse_cells(row: Row, model: ModelResults, resamples: int, keys: dict[str, str]) -> None:
@@ -326,6 +369,7 @@ def _settings(tasks: Iterable[TaskData]) -> str:
         f"k={joined(t.k for t in tasks)}, {joined(t.n_shown for t in tasks)} shown, "
         f"{joined(t.order for t in tasks)}, {joined(t.repeats for t in tasks)} repeats, "
         f"template {joined(t.template for t in tasks)} ({joined(t.language for t in tasks)})"
+        + (f", {joined(t.sampling for t in tasks)}" if any(t.sampling for t in tasks) else "")
     )
 
 
@@ -337,7 +381,7 @@ def _overall(keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str)
     parts = [(v, series) for v, series in parts if not math.isnan(v)]
     if not parts:
         return Cell(math.nan)
-    return _cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]))
+    return _cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]), kind)
 
 
 def _sort_key(row: Row) -> tuple[bool, float, str]:
@@ -525,13 +569,84 @@ def collect(
     return runs, messages
 
 
+def collect_eee(
+    dirs: Sequence[str | Path],
+) -> tuple[list[EEEResult], list[str | Path], list[str]]:
+    """Every Eval Ever results among ``dirs`` (folders of EEE aggregate records), the other
+    (lm-eval) folders, and messages for unreadable EEE folders."""
+    found: list[EEEResult] = []
+    rest: list[str | Path] = []
+    messages: list[str] = []
+    for d in dirs:
+        if not is_eee_folder(d):
+            rest.append(d)
+            continue
+        try:
+            found += load_eee_records(d)
+        except RunError as err:
+            messages.append(f"skipped: {err}")
+    return found, rest, messages
+
+
+def _add_eee(lb: Leaderboard, results: Sequence[EEEResult]) -> None:
+    """Each EEE benchmark score (not coldbias's own) becomes a capability column of the row
+    whose model name equals the record's ``model_info.id``; interval ± 1.96 × the record's
+    standard error when it has one. Unmatched models and conflicting duplicates are messages."""
+    rows = {row.label: row for row in lb.rows}
+    unmatched: dict[str, set[str]] = defaultdict(set)
+    seen: dict[tuple[str, str], EEEResult] = {}
+    keys: dict[str, EEEResult] = {}
+    for res in results:
+        if is_coldbias_task(res.benchmark.split("/")[0]):
+            continue
+        row = rows.get(res.model_id)
+        if row is None:
+            unmatched[res.model_id].add(res.column)
+            continue
+        key = f"eee:{res.benchmark}:{res.metric}"
+        earlier = seen.get((row.label, key))
+        if earlier is not None and earlier.value != res.value:
+            lb.messages.append(
+                f"{res.source_file}: {res.column} of {res.model_id} = {res.value:g} differs "
+                f"from {earlier.source_file} ({earlier.value:g}); the later file is shown"
+            )
+        seen[(row.label, key)] = res
+        keys.setdefault(key, res)
+        se = res.stderr_or_nan
+        row.cells[key] = (
+            Cell(res.value, res.value - 1.96 * se, res.value + 1.96 * se)
+            if math.isfinite(se)
+            else Cell(res.value)
+        )
+    for key in sorted(keys):
+        res = keys[key]
+        lb.columns.append(
+            Column(
+                key,
+                res.column,
+                DOWN if res.lower_is_better else UP,
+                description="Every Eval Ever record (another benchmark)",
+            )
+        )
+    for model, columns in sorted(unmatched.items()):
+        lb.messages.append(
+            f"Every Eval Ever records of {model} ({', '.join(sorted(columns))}) match no model "
+            f"row; rows: {', '.join(sorted(rows)) or 'none'} (the id must equal lm-eval's "
+            "model name, e.g. Qwen/Qwen2.5-Coder-0.5B-Instruct)"
+        )
+
+
 def build_leaderboard(
     dirs: Sequence[str | Path],
     resamples: int = BOOTSTRAP_RESAMPLES,
     options: LoadOptions | None = None,
 ) -> Leaderboard:
-    """Leaderboard of all usable folders (problems are in ``messages``, never raised)."""
+    """Leaderboard of all usable folders: lm-eval output folders, and folders of Every Eval
+    Ever records whose scores become capability columns (problems are in ``messages``, never
+    raised)."""
+    eee, dirs, eee_messages = collect_eee(dirs)
     runs, messages = collect(dirs, options)
+    messages = eee_messages + messages
     models = pool_runs(runs) if runs else []
     for model in models:
         messages += [w for w in model.warnings if w not in messages]
@@ -545,7 +660,7 @@ def build_leaderboard(
             )
     columns, rows = build_rows(models, resamples)
     settings = {
-        row.cells["settings"].value.rsplit(",", 1)[0]
+        re.sub(r", [\d/]+ repeats", "", row.cells["settings"].value)
         for row in rows  # repeats may differ
     }
     if len(settings) > 1:
@@ -553,7 +668,9 @@ def build_leaderboard(
             "models were run with different settings (" + "; ".join(sorted(settings)) + "): "
             "divergences depend on k and the catalog size, compare such rows with care"
         )
-    return Leaderboard(columns, rows, messages)
+    lb = Leaderboard(columns, rows, messages)
+    _add_eee(lb, eee)
+    return lb
 
 
 # --- writing ---------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ verdict), ``groups`` (per task: raw divergence and FaiRLLM's SNSR/SNSV, excess w
 group test, flagged share, power), ``fidelity``, ``exposure`` (signed, tested), ``controls``
 (each group's excess next to the placebo's, and the excess over placebo), ``intersections``
 (combined excess next to the single-attribute ones, and the interaction) and ``implicit``
-(first-name vs explicit excess per group).
+(first-name vs explicit excess per group), ``robustness`` (per model, task and prompt
+template/language: excess with interval) and ``prompt_sensitivity`` (spread over prompts and
+Kendall τ of the rankings; :mod:`.robustness`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pandas as pd
 
 from coldbias_tasks.analysis.intervals import (
     BOOTSTRAP_RESAMPLES,
+    BOUNDS,
     Series,
     combine,
     interval,
@@ -34,6 +37,7 @@ from coldbias_tasks.analysis.intervals import (
     reverse_gap_draws,
     t_interval,
 )
+from coldbias_tasks.analysis.robustness import sensitivity_table, variant_table
 from coldbias_tasks.analysis.runs import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize_group
 from coldbias_tasks.core.catalog import load_catalog
@@ -90,7 +94,7 @@ class TaskReport:
 
     def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
         """95 % t-interval over repeats of the task figure (NaN with < 2 repeats)."""
-        return t_interval(self.series[(metric, kind)])
+        return t_interval(self.series[(metric, kind)], bounds=BOUNDS.get(kind))
 
 
 def _category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[int, list[str]]:
@@ -224,7 +228,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
             for v in sorted(ms.values, key=lambda v: v.persona_id):
-                low, high = t_interval(v.excess_by_repeat)
+                low, high = t_interval(v.excess_by_repeat, bounds=BOUNDS["excess"])
                 rows.append(
                     {
                         **_ident(rep),
@@ -492,10 +496,13 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
         "fidelity": fidelity_table(reports),
         "exposure": exposure_table(reports),
     }
+    pairs = [(r.model, r) for r in reports]
     optional = {
         "controls": controls_table(reports),
         "intersections": intersections_table(reports),
         "implicit": implicit_table(reports),
+        "robustness": variant_table(pairs),
+        "prompt_sensitivity": sensitivity_table(pairs),
     }
     return out | {k: v for k, v in optional.items() if not v.empty}
 

@@ -108,6 +108,8 @@ class TaskData:
     fingerprints: tuple[str, ...] = ()
     #: why the task is incomplete (only with ``allow_partial``; "" when complete)
     partial: str = ""
+    #: the decoding settings of the run (:func:`sampling_of`), e.g. "temperature=0.7"
+    sampling: str = ""
 
     @property
     def repeats(self) -> int:
@@ -125,6 +127,7 @@ class TaskData:
             self.catalog_sha256,
             self.template_sha256,
             self.language,
+            self.sampling,
         )
 
     def provenance(self) -> dict[str, Any]:
@@ -145,6 +148,7 @@ class TaskData:
             "template": self.template,
             "template_sha256": self.template_sha256,
             "language": self.language,
+            "sampling": self.sampling,
             "samples_files": [str(p) for p in self.samples_files],
         }
 
@@ -527,8 +531,25 @@ def _task_data(
         shown=tuple(sorted({i for d in docs for i in d.shown_ids})),
         fingerprints=tuple(prints),
         partial=partial,
+        sampling=sampling_of(config),
     )
     return data, warnings
+
+
+def sampling_of(config: Mapping[str, Any]) -> str:
+    """The decoding settings of a task config that change the answers' distribution:
+    "greedy", or "temperature=T" with top_p / top_k when set ("" when the config has none)."""
+    gen = config.get("generation_kwargs") or {}
+    if not isinstance(gen, Mapping) or not gen:
+        return ""
+    if gen.get("do_sample") is False or gen.get("temperature") in (0, 0.0):
+        return "greedy"
+    parts = [
+        f"{key}={gen[key]:g}"
+        for key in ("temperature", "top_p", "top_k")
+        if isinstance(gen.get(key), (int, float)) and not isinstance(gen.get(key), bool)
+    ]
+    return ", ".join(parts)
 
 
 def _partial(
@@ -860,10 +881,10 @@ def display_name(model: str) -> str:
 
 def _model_label(
     rows: Sequence[tuple[str, str, dict[str, str]]],
-    prompts: Sequence[Sequence[tuple[str, str]]] | None = None,
+    prompts: Sequence[Sequence[tuple[str, str, str]]] | None = None,
 ) -> list[str]:
-    """Row labels: the model name, disambiguated when it repeats: by the prompt template and
-    language when those differ, else by backend and args."""
+    """Row labels: the model name, disambiguated when it repeats: by the prompt template,
+    language and decoding settings when those differ, else by backend and args."""
     prompts = prompts or [[] for _ in rows]
     rows = [(display_name(name), backend, args) for name, backend, args in rows]
     names = [name for name, _, _ in rows]
@@ -874,7 +895,11 @@ def _model_label(
             continue
         others = {tuple(p) for (n, _, _), p in zip(rows, prompts) if n == name}
         if len(others) > 1 and prompt:
-            tag = ", ".join(f"template {t}, {lang}" for t, lang in prompt)
+            samplings = {x[2] for o in others for x in o}
+            tag = "; ".join(
+                f"template {t}, {lang}" + (f", {smp}" if len(samplings) > 1 and smp else "")
+                for t, lang, smp in prompt
+            )
             labels.append(f"{name} [{tag}]")
             continue
         shown = ",".join(f"{k}={v}" for k, v in sorted(args.items()) if k != "pretrained")
@@ -942,7 +967,7 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
     prompts = [
         sorted(
             {
-                (t.template, t.language)
+                (t.template, t.language, t.sampling)
                 for parts in g["tasks"].values()
                 for t in parts
                 if isinstance(t, TaskData)

@@ -11,6 +11,7 @@ the row (1-based data row; for JSONL also its line) and the fix.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import read_jsonl_objects
+from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.parse import normalized_key
 from coldbias_tasks.core.vocabulary import DOMAINS
 
@@ -154,7 +155,7 @@ def _read_user_table(path: Path) -> pd.DataFrame:
             ) from err
     if suffix == ".json":
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(read_text(path, CatalogError))
         except json.JSONDecodeError as err:
             raise CatalogError(f"{path}: invalid JSON ({err.msg} at line {err.lineno}).") from err
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
@@ -167,7 +168,15 @@ def _read_user_table(path: Path) -> pd.DataFrame:
     if suffix == ".jsonl":
         return _read_jsonl(path)
     if suffix == ".csv":
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
+        text = read_text(path, CatalogError)
+        try:
+            return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+            raise CatalogError(
+                f"{path}: not a readable CSV ({str(err).strip()}); check the quoting (a field "
+                "with a comma or a quote must be enclosed in double quotes, inner quotes "
+                "doubled) and that the first line holds the column names."
+            ) from err
     raise CatalogError(
         f"{path}: unsupported catalog format {suffix!r}; use .json (list of titles), .jsonl or "
         ".csv with a 'title' column, or a saved Hugging Face dataset folder."

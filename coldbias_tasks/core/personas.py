@@ -161,9 +161,14 @@ class PersonaConfig:
         parts = [] if persona.is_neutral else [self._phrase(lang, persona)]
         if variant == "context":
             if domain not in lang.context:
+                where = (
+                    f"`context: {{{domain}: ...}}` to {self.source}"
+                    if domain not in self.context
+                    else f"one under `context:` in {lang.source}"
+                )
                 raise PersonaError(
-                    f"no context phrase for domain {domain!r} in language {language!r} "
-                    f"({lang.source}); add one under `context:`."
+                    f"no context phrase for domain {domain!r} in language {language!r}; add "
+                    f"{where} (the context variant adds it to every persona)."
                 )
             parts.append(lang.context[domain])
         return lang.sentence.format(lang.joiner.join(parts) if parts else lang.neutral)
@@ -278,19 +283,25 @@ def _read_intersections(
     return out
 
 
-def _read_implicit(path: Path, groups: dict[str, Group]) -> dict[str, Group]:
-    """``data/implicit.yaml``: first names per value; keyed by the explicit group's name."""
+def _read_implicit(path: Path, groups: dict[str, Group], strict: bool = True) -> dict[str, Group]:
+    """``data/implicit.yaml``: first names per value; keyed by the explicit group's name.
+    With ``strict=False`` (a user's persona file) groups the file lacks, or whose values differ,
+    get no implicit task instead of an error."""
     if not path.exists():
         return {}
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
     out: dict[str, Group] = {}
     for name, spec in _mapping(path, raw.get("groups") or {}, "groups").items():
         spec = _mapping(path, spec, f"group {name!r}")
+        values = _mapping(path, spec.get("values"), f"group {name!r} values")
+        if not strict and (name not in groups or not set(values) <= {
+                p.value for p in groups[name].values}):  # fmt: skip
+            continue
         if name not in groups:
             raise _fail(path, f"implicit group {name!r} names no group of the persona file")
         known = {p.value for p in groups[name].values}
         personas = []
-        for value, names in _mapping(path, spec.get("values"), f"group {name!r} values").items():
+        for value, names in values.items():
             if value not in known:
                 raise _fail(path, f"implicit group {name!r}: {name} has no value {value!r}")
             if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
@@ -354,7 +365,8 @@ def _read_language(path: Path, phrases: dict[str, dict[str, str]], context_en: d
 def load_personas(path: str | Path | None = None) -> PersonaConfig:
     """Read and validate a persona file (default: the package's ``personas.yaml``), the
     languages in ``data/lang/`` and the first names in ``data/implicit.yaml``."""
-    path = Path(path).expanduser() if path else data_dir() / "personas.yaml"
+    builtin = data_dir() / "personas.yaml"
+    path = Path(path).expanduser() if path else builtin
     if not path.is_file():
         raise PersonaError(f"persona file {path} does not exist; pass an existing YAML file.")
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
@@ -376,7 +388,8 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     for file in sorted((data_dir() / "lang").glob("*.yaml")):
         lang = _read_language(file, phrases, context_en)
         languages[lang.code] = lang
-    implicit = _read_implicit(data_dir() / "implicit.yaml", groups)
+    strict = path.resolve() == builtin.resolve()
+    implicit = _read_implicit(data_dir() / "implicit.yaml", groups, strict)
     return PersonaConfig(groups, context_en, languages, path, implicit)
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "exposure_diffs",
     "footer_text",
     "plot_names",
+    "prompt_sensitivity",
     "radar",
     "short_label",
     "signed",
@@ -203,6 +204,46 @@ def exposure_diffs(
     )
     ax.set_xlabel("share of recommended items: value − neutral answers")
     ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return _finish(fig, footer, path)
+
+
+def prompt_sensitivity(
+    title: str,
+    rows: Sequence[tuple[str, str, float, float, float]],
+    footer: str,
+    path: Path,
+) -> Path:
+    """Excess per task under each prompt: rows (task, prompt, excess, ci_low, ci_high); tasks
+    on the y axis, one marker and 95 % interval per prompt, offset vertically."""
+    tasks = list(dict.fromkeys(r[0] for r in rows))
+    prompts = list(dict.fromkeys(r[1] for r in rows))
+    fig, ax = plt.subplots(figsize=(9.5, max(2.6, 0.55 * len(tasks) * max(1, len(prompts)) / 2
+                                               + 1.6)))  # fmt: skip
+    colors = plt.get_cmap("tab10")
+    step = 0.7 / max(1, len(prompts))
+    for j, prompt in enumerate(prompts):
+        for task, p, value, lo, hi in rows:
+            if p != prompt or math.isnan(value):
+                continue
+            y = len(tasks) - 1 - tasks.index(task) + 0.35 - (j + 0.5) * step
+            if not math.isnan(lo):
+                ax.plot([lo, hi], [y, y], color=colors(j), lw=1.6)
+            ax.plot(
+                [value],
+                [y],
+                "o",
+                color=colors(j),
+                ms=6,
+                label=prompt if task == next(r[0] for r in rows if r[1] == prompt) else None,
+            )
+    ax.axvline(0, color="#333333", lw=1)
+    ax.set_yticks(range(len(tasks)))
+    ax.set_yticklabels(tasks[::-1], fontsize=8)
+    ax.set_xlabel("IOU excess over the same-prompt noise floor (95 % t-interval over repeats)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="best", title="prompt", title_fontsize=8)
     ax.set_title(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return _finish(fig, footer, path)

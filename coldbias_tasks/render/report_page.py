@@ -19,6 +19,7 @@ from coldbias_tasks.analysis.report import (
     task_order,
     value_verdict,
 )
+from coldbias_tasks.analysis.robustness import variant_table
 from coldbias_tasks.analysis.runs import ModelResults, TaskData
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
@@ -137,6 +138,27 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
                 f"{variants} (0 = same list as the neutral user, 1 = disjoint).",
             )
         )
+    robust = variant_table([(r.model, r) for r in reports])
+    if not robust.empty:
+        for i, (model, sub) in enumerate(robust.groupby("model", sort=True), start=1):
+            rows = [
+                (f"{t.task}", t.prompt, t.excess, t.excess_ci_low, t.excess_ci_high)
+                for t in sub.itertuples()
+            ]
+            first = next(r for r in reports if r.model.model == model)
+            png = plots.prompt_sensitivity(
+                f"{model}: IOU excess per prompt template / language",
+                rows,
+                _footer(first.model, first.task),
+                out / f"{plots.plot_names(['prompts', f'm{i}', model])[:80]}.png",
+            )
+            figures["prompts"].append(
+                (
+                    png,
+                    f"{model}: the same tasks under each prompt (template and language); a "
+                    "robust measurement gives overlapping intervals and the same order.",
+                )
+            )
     return figures
 
 
@@ -357,6 +379,24 @@ def render_html(
         "the list). Raw divergence (1 − similarity) is shown for comparison with published "
         "numbers.</p>",
     ]
+    sensitivity = tables.get("prompt_sensitivity")
+    if sensitivity is not None and not sensitivity.empty:
+        body.append("<h2>Prompt sensitivity</h2>")
+        body.append(
+            '<p class="note">The same model and tasks under several prompt templates or '
+            "languages (otherwise identical settings). Per task: spread of the IOU excess over "
+            "prompts and Kendall τ between the prompts' rankings of the values; per model "
+            "(shared tasks): the range of the mean excess over prompts, the leaderboard's "
+            "'prompt sensitivity'.</p>"
+        )
+        body.append(_df_table(sensitivity, drop=[]))
+        variants = tables.get("robustness")
+        if variants is not None and not variants.empty:
+            body.append(_df_table(variants, drop=["row"]))
+        if figures.get("prompts"):
+            body.append("<div class='grid'>")
+            body.extend(H.figure(png, cap) for png, cap in figures["prompts"])
+            body.append("</div>")
     ident = ["model", "task_version", "domain", "variant", "attribute_group"]
     models: dict[str, list[TaskReport]] = defaultdict(list)
     for rep in reports:
