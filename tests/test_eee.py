@@ -397,3 +397,62 @@ def test_leaderboard_shows_an_eee_benchmark_as_a_capability_column(tmp_path: Pat
     assert wide.loc[0, "eee:mmlu:acc ↑"] == pytest.approx(0.612)
     assert wide.loc[0, "eee:mmlu:acc_ci_low"] == pytest.approx(0.612 - 1.96 * 0.004)
     assert "mmlu acc ↑" in (out / "leaderboard.md").read_text()
+
+
+def _check_converted(root: Path, results: dict[str, Any]) -> int:
+    """Every record validates with EEE's validator; every metric is a coldbias metric with its
+    true direction and the logged score. Returns the number of scores checked."""
+    from every_eval_ever.validator import validate_file
+
+    from coldbias_tasks.lmeval.reverse_harness import REVERSE_METRICS
+
+    directions = {name: better for name, (_, better) in {**METRICS, **REVERSE_METRICS}.items()}
+    files = sorted(p for p in (root / "data").rglob("*") if p.is_file())
+    repo = {p.relative_to(root).as_posix() for p in files}
+    checked = 0
+    for path in files:
+        report = validate_file(
+            path, repo_path=path.relative_to(root).as_posix(), available_files=repo,
+            read_repo_file=lambda rel: (root / rel).read_text(encoding="utf-8"),
+            run_semantic_checks=True,
+        )  # fmt: skip
+        assert report.valid, (path, report.errors)
+        if path.suffix != ".json":
+            continue
+        record = json.loads(path.read_text(encoding="utf-8"))
+        assert "/" in record["model_info"]["id"] and not record["model_info"]["id"].startswith("/")
+        for result in record["evaluation_results"]:
+            task, _, _ = result["evaluation_name"].partition("/")
+            name = result["metric_config"]["metric_name"]
+            assert name in directions, f"{name}: a metric without a direction was scored"
+            assert result["metric_config"]["lower_is_better"] is (not directions[name]), name
+            if task in results["results"]:
+                assert result["score_details"]["score"] == results["results"][task][
+                    f"{name},{FILTER}"]  # fmt: skip
+            checked += 1
+    return checked
+
+
+def test_every_leaderboard_results_file_converts(tmp_path: Path) -> None:
+    """The results files published in leaderboards/results/ (real CPU runs of three models):
+    EEE's converter turns each into valid records, hub-style ids, true directions only."""
+    _eee()
+    folder = Path(__file__).resolve().parent.parent / "leaderboards" / "results"
+    runs = sorted(p.parent for p in folder.rglob("results_*.json"))
+    assert len(runs) == 3
+    for run in runs:
+        text = next(run.glob("results_*.json")).read_text(encoding="utf-8")
+        assert "/work/" not in text and "/root/" not in text and "/home/" not in text
+        root = _convert(run, tmp_path / run.name, samples=False)
+        assert _check_converted(root, json.loads(text)) > 0
+
+
+@pytest.mark.slow
+def test_real_model_run_converts_with_samples(lm_eval_run: Path, tmp_path: Path) -> None:
+    """The end-to-end run of the real model (forward and reverse tasks), with --include_samples."""
+    _eee()
+    (run,) = {p.parent for p in lm_eval_run.rglob("results_*.json")}
+    root = _convert(run, tmp_path / "eee", samples=True)
+    results = json.loads(next(run.glob("results_*.json")).read_text(encoding="utf-8"))
+    assert _check_converted(root, results) > 0
+    assert list((root / "data").rglob("*_samples.jsonl"))

@@ -149,3 +149,18 @@ def test_effect_through_lm_eval() -> None:
     samples = results["samples"][task]
     girl = [s for s in samples if s["doc"]["persona_id"] == "gender.girl"]
     assert girl and all(s["iou_divergence"]["alpha"] == ALPHA for s in girl)
+
+
+def test_placebo_flag_rule() -> None:
+    """The placebo flag: the placebo's group test rejects at α, or its interval excludes 0."""
+    from dataclasses import replace
+
+    from coldbias_tasks.core.quality import placebo_reacts
+
+    ms = summarize_group(simulate_task(1, values=5)).metrics["iou"]
+    assert not placebo_reacts(replace(ms, group_p=0.2), ci_low=-0.01)
+    assert placebo_reacts(replace(ms, group_p=0.01), ci_low=-0.01)
+    assert placebo_reacts(replace(ms, group_p=0.2), ci_low=0.02)
+    assert not placebo_reacts(replace(ms, group_p=math.nan), ci_low=math.nan)
+    reacting = summarize_group(simulate_task(2, values=5, boost=40.0)).metrics["iou"]
+    assert reacting.group_p <= ALPHA or reacting.values[0].flagged

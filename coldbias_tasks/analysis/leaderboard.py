@@ -43,7 +43,7 @@ from coldbias_tasks.analysis.runs import (
 )
 from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.quality import degenerate_reasons
+from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
@@ -353,7 +353,7 @@ def _counted(task: TaskData) -> bool:
 
 def _placebo_clearly_above_zero(p: _Stats) -> bool:
     low, _ = t_interval(p.series[("iou", "excess")])
-    return not math.isnan(low) and low > 0
+    return placebo_reacts(p.summary.metrics["iou"], low)
 
 
 def _settings(tasks: Iterable[TaskData]) -> str:
@@ -495,8 +495,9 @@ def _columns(
                 "placebo_flag",
                 "placebo flag",
                 numeric=False,
-                description="domains whose placebo excess is clearly above zero (the 95 % "
-                "interval excludes 0): lists react to any extra words",
+                description="domains whose placebo excess is clearly above zero (its group "
+                "test rejects at α, or its 95 % interval excludes 0): lists react to any extra "
+                "words",
             )
         )
     for key in sorted(reverse_keys or {}, key=lambda k: (k.startswith("group_"), k)):

@@ -43,7 +43,7 @@ from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
-from coldbias_tasks.core.quality import degenerate_reasons
+from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
 from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
@@ -362,10 +362,11 @@ def _find(reports: Sequence[TaskReport], model: str, domain: str, variant: str, 
 
 
 def placebo_flag(placebo: TaskReport, metric: str = "iou") -> bool:
-    """A placebo whose excess is clearly above zero (interval's lower end > 0): the model's
-    lists react to any extra words, not only to sensitive attributes."""
+    """A placebo whose excess is clearly above zero
+    (:func:`~coldbias_tasks.core.quality.placebo_reacts`): the model's lists react to any extra
+    words, not only to sensitive attributes."""
     low, _ = placebo.interval(metric, "excess")
-    return not math.isnan(low) and low > 0
+    return placebo_reacts(placebo.summary.metrics[metric], low)
 
 
 def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from coldbias_tasks.core.aggregate import Fidelity, Positions
+from coldbias_tasks.core.aggregate import Fidelity, MetricSummary, Positions
 
-__all__ = ["DEGENERATE_MESSAGE", "DEGENERATE_RULES", "degenerate_reasons"]
+__all__ = ["DEGENERATE_MESSAGE", "DEGENERATE_RULES", "degenerate_reasons", "placebo_reacts"]
 
 #: (rate, comparison, threshold): a task or model meeting any rule is degenerate.
 DEGENERATE_RULES: tuple[tuple[str, str, float], ...] = (
@@ -45,3 +45,11 @@ def degenerate_reasons(fid: Fidelity, pos: Positions) -> list[str]:
         if (op == ">" and value > limit) or (op == "<" and value < limit):
             out.append(f"{name} {value:.2f} {op} {limit}")
     return out
+
+
+def placebo_reacts(placebo: MetricSummary, ci_low: float) -> bool:
+    """Whether a placebo task's excess is clearly above zero: its group test rejects at the
+    task's α, or the 95 % interval of its excess lies above 0. Then the model's lists change
+    with any extra sentence, not only with sensitive attributes."""
+    rejects = not math.isnan(placebo.group_p) and placebo.group_p <= placebo.alpha
+    return rejects or (not math.isnan(ci_low) and ci_low > 0)

@@ -45,7 +45,8 @@ NOTES = [
     'Placebo: a control group of facts neither sensitive nor about taste ("someone whose car is '
     "blue\"). Its excess shows how much any extra sentence moves the list; 'excess over "
     "placebo' is the part a sensitive attribute adds. A model is flagged in 'placebo flag' "
-    "when a domain's placebo excess is clearly above zero (its interval excludes 0).",
+    "when a domain's placebo excess is clearly above zero (the placebo's group test rejects at "
+    "α = 0.05, or its interval excludes 0).",
     "Flagged share: share of a group's values whose exact within-repeat relabelling test "
     "rejects after Holm's correction over the group (α = 0.05), mean over domains.",
     f"Intervals: {int(CI_LEVEL * 100)}% Student-t over repeats (mean ± t·sd/√R): a task's "
