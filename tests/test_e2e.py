@@ -40,7 +40,8 @@ def _assert_metrics_in_range(values: dict, where: str) -> None:
         value = values.get(f"{metric},{FILTER}")
         assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
         assert not math.isnan(value), f"{where}: {metric} is NaN"
-        assert 0.0 <= value <= 1.0, f"{where}: {metric} = {value} outside [0, 1]"
+        low = -1.0 if metric.endswith("_excess") else 0.0  # excess = divergence − floor
+        assert low <= value <= 1.0, f"{where}: {metric} = {value} outside [{low}, 1]"
 
 
 def test_vllm_run_reports_every_metric_for_every_task(lm_eval_run: Path) -> None:
@@ -57,7 +58,8 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
     personas = load_personas()
     for task, group in _expected_tasks().items():
         samples = _samples(lm_eval_run, task)
-        assert len(samples) == (2 + len(personas.groups[group])) * 3  # neutral + replicate
+        values = personas.groups[group].values
+        assert len(samples) == (2 + len(values)) * 3  # neutral + one replicate + values, R=3
         assert samples[0]["doc"]["persona_id"] == "neutral"
         for sample in samples:
             payload = sample["iou_divergence"]
@@ -98,7 +100,9 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
-    assert len(samples) == (2 + 2) * 2 and all("items" in s["prag_divergence"] for s in samples)
+    # R=2 repeats of neutral + the default M=3 replicates + 2 values
+    assert len(samples) == (1 + 3 + 2) * 2
+    assert all("items" in s["prag_divergence"] for s in samples)
 
 
 def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:

@@ -36,7 +36,9 @@ def test_wheel_ships_tasks_and_data(tmp_path: Path) -> None:
     for needed in (
         "coldbias_tasks/tasks/_coldbias_template_yaml",
         "coldbias_tasks/tasks/groups/coldbias.yaml",
-        "coldbias_tasks/tasks/templates/recommend.jinja",
+        "coldbias_tasks/tasks/templates/lines.en.jinja",
+        "coldbias_tasks/tasks/templates/reverse.en.jinja",
+        "coldbias_tasks/data/lang/fr.yaml",
         "coldbias_tasks/data/movie.jsonl",
         "coldbias_tasks/data/personas.yaml",
     ):

@@ -579,10 +579,11 @@ def test_report_on_real_run(lm_eval_run: Path, tmp_path: Path) -> None:
                 row = groups[(groups.task == task) & (groups.metric == metric)].iloc[0]
                 for column, key in (
                     ("mean", f"{metric}_divergence"),
-                    ("std", f"{metric}_divergence_std"),
                     ("snsr", f"{metric}_snsr"),
                     ("snsv", f"{metric}_snsv"),
-                    ("noise_floor", f"{metric}_noise_floor"),
+                    ("excess", f"{metric}_excess"),
+                    ("group_p", f"{metric}_group_p"),
+                    ("flagged_share", f"{metric}_flagged_share"),
                 ):
                     _close(row[column], entry[f"{key},ranked"], f"{task} {key}")
             keys = [
@@ -593,7 +594,7 @@ def test_report_on_real_run(lm_eval_run: Path, tmp_path: Path) -> None:
                 "invalid_pair_rate",
             ]
             if task not in stale:
-                keys += ["mean_catalog_position", "prefix_copy_rate"]
+                keys += ["position_bias", "prefix_copy_rate"]
             for key in keys:
                 _close(fid.loc[task, key], entry[f"{key},ranked"], f"{task} {key}")
             assert str(fid.loc[task, "task_version"]) == str(config["metadata"]["version"])
