@@ -290,6 +290,21 @@ def test_a_failed_write_keeps_the_previous_report(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".rep.")]
 
 
+def test_new_output_folder_has_the_usual_permissions(tmp_path: Path) -> None:
+    """The atomic writer builds in a private temporary folder; the result is not left 0700."""
+    import os
+
+    from coldbias_tasks.app.outputs import OutputFolder
+
+    dest = tmp_path / "out"
+    with OutputFolder(dest, "test") as tmp:
+        (tmp / "a.txt").write_text("x")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert dest.stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (dest / "a.txt").read_text() == "x"
+
+
 def test_output_folder_holds_only_the_current_report(real_run: Path, tmp_path: Path, capsys):
     rep = tmp_path / "rep"
     assert cli.main(["report", str(real_run), "--output", str(rep)]) == 0

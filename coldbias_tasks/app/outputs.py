@@ -72,6 +72,7 @@ class OutputFolder:
             json.dumps({"generated_by": self.generator, "files": new}, indent=1), encoding="utf-8"
         )
         if not self.dest.exists():
+            tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700, mkdir would not
             os.replace(tmp, self.dest)
         else:
             old = self._old_manifest()
@@ -104,3 +105,10 @@ class OutputFolder:
             return list(json.loads(path.read_text(encoding="utf-8")).get("files", []))
         except (OSError, ValueError, AttributeError):
             return []
+
+
+def _umask() -> int:
+    """The process's umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
