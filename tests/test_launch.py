@@ -85,3 +85,20 @@ def test_unknown_coldbias_task_is_refused_before_any_model_loads() -> None:
     # other harness tasks are lm-eval's business
     launch.prepare(["--tasks", "arc_easy,coldbias_movie"])
     assert cli.main(["eval", "--tasks", "coldbias_nope"]) == 1
+
+
+def test_demo_removes_only_the_previous_runs_outputs(tmp_path: Path, capsys) -> None:
+    """A second demo in the same folder must not report the first run's answers with its own."""
+    from coldbias_tasks.app.demo import _remove_previous_run
+
+    run = tmp_path / "Qwen__Qwen2.5-Coder-0.5B-Instruct"
+    run.mkdir()
+    for name in ("results_1.json", "samples_coldbias_movie_gender_1.jsonl", "notes.txt"):
+        (run / name).write_text("x")
+    (tmp_path / "lm_eval.log").write_text("log")
+    _remove_previous_run(tmp_path)
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]
+    assert (tmp_path / "lm_eval.log").exists()
+    assert "removing the previous demo run" in capsys.readouterr().out
+    _remove_previous_run(tmp_path)  # nothing left: silent
+    assert capsys.readouterr().out == ""

@@ -40,11 +40,13 @@ class Reference:
     generation_s: float
 
 
-#: Reference demo runs per backend, measured on a 2-core AMD EPYC (AVX2, no native bf16) in
-#: float32 (BENCHMARKS.md, "First run"). The estimate scales generation by the probe's speed.
+#: Reference demo runs per backend on a 2-core AMD EPYC (AVX2, no native bf16), float32,
+#: 99 answers (BENCHMARKS.md, "First run"): vLLM measured (engine start 85 s, generation 236 s;
+#: the probe gave 95–129 GFLOP/s there). HF: not run for the demo; its generation is vLLM's
+#: times the 14× the model-side benchmark measured between the two backends.
 REFERENCE: dict[str, Reference] = {
-    "vllm": Reference("2-core AMD EPYC, AVX2, float32", 150.0, 55.0, 150.0),
-    "hf": Reference("2-core AMD EPYC, AVX2, float32", 150.0, 15.0, 1500.0),
+    "vllm": Reference("2-core AMD EPYC, AVX2, float32", 110.0, 85.0, 236.0),
+    "hf": Reference("2-core AMD EPYC, AVX2, float32 (derived)", 110.0, 10.0, 3300.0),
 }
 
 
