@@ -100,8 +100,8 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
-    # R=2 repeats of neutral + the default M=3 replicates + 2 values
-    assert len(samples) == (1 + 3 + 2) * 2
+    # R=2 repeats of neutral + the demo's one replicate + 2 values
+    assert len(samples) == (1 + 1 + 2) * 2
     assert all("items" in s["prag_divergence"] for s in samples)
 
 

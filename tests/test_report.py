@@ -575,6 +575,11 @@ def test_report_on_real_run(lm_eval_run: Path, tmp_path: Path) -> None:
             if not task.startswith("coldbias_"):
                 continue
             entry = results["results"][task]
+            if task.startswith("coldbias_reverse_"):
+                rev = pd.read_csv(dest / "reverse_groups.csv").set_index("task")
+                for col in ("rank_gap", "top1_gap", "group_p", "keep_order_rate", "complete_rate"):
+                    _close(rev.loc[task, col], entry[f"reverse_{col},ranked"], f"{task} {col}")
+                continue
             for metric in ("iou", "serp", "prag"):
                 row = groups[(groups.task == task) & (groups.metric == metric)].iloc[0]
                 for column, key in (
