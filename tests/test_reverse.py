@@ -216,3 +216,35 @@ def test_report_and_leaderboard_columns(tmp_path: Path) -> None:
     (row,) = lb.rows
     assert row.cells["movie_reverse_rank_gap"].value == pytest.approx(movie.rank_gap)
     assert row.cells["reverse_complete_rate"].value == 1.0
+
+
+def test_reverse_runs_are_checked_and_copies_pooled_once(tmp_path: Path) -> None:
+    """The reverse loader shares the forward one's checks: a copied run counts once, a
+    deleted line is refused (or reported partial), a sample without payload names its line."""
+    import json
+    import shutil
+
+    from coldbias_tasks.analysis.runs import LoadOptions
+    from coldbias_tasks.core.errors import RunError
+
+    run = tmp_path / "a"
+    run_synthetic(SyntheticRecommender(seed=6), TASKS[:1], RUN, output_path=run)
+    shutil.copytree(run, tmp_path / "b")
+    (one,) = pool_runs(load_folder(run))
+    (both,) = pool_runs(load_folder(tmp_path))
+    n = len(one.reverse[TASKS[0]].records)
+    assert n == 15 * 3 and len(both.reverse[TASKS[0]].records) == n
+
+    (samples,) = run.rglob(f"samples_{TASKS[0]}_*.jsonl")
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(RunError, match="incomplete"):
+        load_folder(run)
+    (partial,) = pool_runs(load_folder(run, LoadOptions(allow_partial=True)))
+    assert partial.reverse[TASKS[0]].partial
+
+    sample = json.loads(lines[0])
+    sample.pop("reverse_rank_gap")
+    samples.write_text(json.dumps(sample) + "\n" + "\n".join(lines[1:]) + "\n")
+    with pytest.raises(RunError, match=r"line 1: no coldbias reverse payload"):
+        load_folder(run)

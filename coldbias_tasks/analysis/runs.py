@@ -399,11 +399,80 @@ class LoadOptions:
     allow_partial: bool = False
 
 
-def _fingerprint(sample: Mapping[str, Any], doc: TaskDoc) -> str:
-    text = json.dumps(
-        [doc.persona_id, doc.repeat, doc.prompt, sample.get("resps")], ensure_ascii=False
-    )
+def _fingerprint(sample: Mapping[str, Any], who: str, repeat: int, prompt: str) -> str:
+    """sha256 of one answer's identity and text: (persona or item, repeat, prompt, answer)."""
+    text = json.dumps([who, repeat, prompt, sample.get("resps")], ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read_answers(
+    samples: Sequence[dict[str, Any]],
+    path: Path,
+    keep: str,
+    options: LoadOptions,
+    reverse: bool,
+) -> tuple[list[Any], list[Any], list[str]]:
+    """(records, docs, fingerprints) of the samples logged under filter ``keep``: forward
+    (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With ``reparse`` each
+    answer is rebuilt from its raw text. A sample without a coldbias payload, or one that does
+    not decode, raises naming the file and line."""
+    key = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
+    doc_type = ReverseDoc if reverse else TaskDoc
+    record_type = UserRankRecord if reverse else AnswerRecord
+    rebuild = reverse_record_from_answer if reverse else record_from_answer
+    records: list[Any] = []
+    docs: list[Any] = []
+    prints: list[str] = []
+    for line_no, sample in enumerate(samples, start=1):
+        if str(sample.get("filter", FILTER_NAME)) != keep:
+            continue
+        payload = _payload(sample.get(key), reverse=reverse)
+        if payload is None:
+            raise RunError(f"{path}, line {line_no}: {_no_payload(key, reverse)}")
+        try:
+            doc = doc_type.from_dict(sample.get("doc") or {})
+            record = record_type.from_payload(payload)
+            if options.reparse:
+                record = rebuild(_raw_answer(sample), doc)
+        except RecordError as err:
+            raise RunError(
+                f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
+            ) from err
+        records.append(record)
+        docs.append(doc)
+        who = doc.item_id if reverse else doc.persona_id
+        prints.append(_fingerprint(sample, who, doc.repeat, doc.prompt))
+    return records, docs, prints
+
+
+def _no_payload(key: str, reverse: bool) -> str:
+    if reverse:
+        return f"no coldbias reverse payload under {key!r}; rerun with the package's task YAMLs."
+    return (
+        f"no coldbias parse payload under {key!r}: the samples were written without the "
+        f"coldbias filter (filter_list {FILTER_NAME!r} with "
+        "coldbias_tasks.lmeval.harness.parse_filter and process_results). Rerun with the "
+        "package's task YAMLs (`coldbias eval ...` or --include_path $(coldbias tasks-dir))."
+    )
+
+
+def _run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
+    """The task's coldbias settings as the run recorded them; None when they do not parse."""
+    metadata = ((results.get("configs") or {}).get(task) or {}).get("metadata") or {}
+    try:
+        return Settings.from_metadata(
+            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
+        )
+    except ColdbiasError:
+        return None
+
+
+def _count_problems(task: str, results: Mapping[str, Any], n_lines: int) -> list[str]:
+    """The answers in the samples file against lm-eval's ``n-samples`` count (if any)."""
+    count = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
+    if isinstance(count, int) and count != n_lines:
+        return [f"{n_lines} answers in the samples file but {count} in the results JSON"]
+    return []
 
 
 def _raw_answer(sample: Mapping[str, Any]) -> Any:
@@ -418,12 +487,10 @@ def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) ->
     persona file; None when they cannot be known (a persona file that is gone)."""
     from coldbias_tasks.core.personas import load_personas  # persona files only here
 
-    config = (results.get("configs") or {}).get(task) or {}
-    metadata = {
-        k: v for k, v in (config.get("metadata") or {}).items() if k.startswith("coldbias_")
-    }
+    settings = _run_settings(task, results)
+    if settings is None:
+        return None
     try:
-        settings = Settings.from_metadata(metadata)
         personas = load_personas(settings.personas).group(
             docs[0].attribute_group.removeprefix("implicit_"), settings.replicates, docs[0].variant
         )
@@ -436,10 +503,7 @@ def _completeness(
     task: str, path: Path, n_lines: int, docs: Sequence[TaskDoc], results: Mapping[str, Any]
 ) -> list[str]:
     """Problems that make a task's numbers incomplete or double-counted (empty when none)."""
-    problems: list[str] = []
-    count = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
-    if isinstance(count, int) and count != n_lines:
-        problems.append(f"{n_lines} answers in the samples file but {count} in the results JSON")
+    problems = _count_problems(task, results, n_lines)
     seen: dict[tuple[str, int], int] = {}
     for d in docs:
         seen[(d.persona_id, d.repeat)] = seen.get((d.persona_id, d.repeat), 0) + 1
@@ -471,33 +535,7 @@ def _task_data(
     keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
     if len(filters) > 1:
         warnings.append(f"{path}: several filters {filters}; using {keep!r}")
-    records: list[AnswerRecord] = []
-    docs: list[TaskDoc] = []
-    prints: list[str] = []
-    for line_no, sample in enumerate(samples, start=1):
-        if str(sample.get("filter", FILTER_NAME)) != keep:
-            continue
-        payload = _payload(sample.get(PAYLOAD_KEY))
-        if payload is None:
-            raise RunError(
-                f"{path}, line {line_no}: no coldbias parse payload under {PAYLOAD_KEY!r}: the "
-                f"samples were written without the coldbias filter (filter_list {FILTER_NAME!r} "
-                "with coldbias_tasks.lmeval.harness.parse_filter and process_results). Rerun "
-                "with the package's task YAMLs (`coldbias eval ...` or "
-                "--include_path $(coldbias tasks-dir))."
-            )
-        try:
-            doc = TaskDoc.from_dict(sample.get("doc") or {})
-            record = AnswerRecord.from_payload(payload)
-            if options.reparse:
-                record = record_from_answer(_raw_answer(sample), doc)
-        except RecordError as err:
-            raise RunError(
-                f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
-            ) from err
-        records.append(record)
-        docs.append(doc)
-        prints.append(_fingerprint(sample, doc))
+    records, docs, prints = _read_answers(samples, path, keep, options, reverse=False)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
     problems = _completeness(task, path, len(records), docs, results)
@@ -580,44 +618,11 @@ def _reverse_task_data(
     """Rebuild one reverse task's answers from its samples file (checked for completeness:
     every item × repeat once, as many answers as lm-eval counted)."""
     warnings: list[str] = []
-    records: list[UserRankRecord] = []
-    docs: list[ReverseDoc] = []
-    prints: list[str] = []
-    for line_no, sample in enumerate(samples, start=1):
-        if str(sample.get("filter", FILTER_NAME)) != FILTER_NAME:
-            continue
-        payload = _payload(sample.get(REVERSE_PAYLOAD_KEY), reverse=True)
-        if payload is None:
-            raise RunError(
-                f"{path}, line {line_no}: no coldbias reverse payload under "
-                f"{REVERSE_PAYLOAD_KEY!r}; rerun with the package's task YAMLs."
-            )
-        try:
-            doc = ReverseDoc.from_dict(sample.get("doc") or {})
-            record = UserRankRecord.from_payload(payload)
-            if options.reparse:
-                record = reverse_record_from_answer(_raw_answer(sample), doc)
-        except RecordError as err:
-            raise RunError(
-                f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
-            ) from err
-        records.append(record)
-        docs.append(doc)
-        text = json.dumps([doc.item_id, doc.repeat, doc.prompt, sample.get("resps")])
-        prints.append(hashlib.sha256(text.encode("utf-8")).hexdigest())
+    records, docs, prints = _read_answers(samples, path, FILTER_NAME, options, reverse=True)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
-    problems = []
-    count = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
-    if isinstance(count, int) and count != len(records):
-        problems.append(f"{len(records)} answers in the samples file but {count} in the results")
-    metadata = ((results.get("configs") or {}).get(task) or {}).get("metadata") or {}
-    try:
-        settings = Settings.from_metadata(
-            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
-        )
-    except ColdbiasError:
-        settings = None
+    problems = _count_problems(task, results, len(records))
+    settings = _run_settings(task, results)
     keys = [(d.item_id, d.repeat) for d in docs]
     if len(set(keys)) != len(keys):
         problems.append("answers logged twice")
@@ -797,20 +802,18 @@ def load_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
     return ours
 
 
-def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
-    """One task over several runs: repeats renumbered so run i's repeats follow run i−1's. A
-    repeat whose answers are exactly those of a repeat already pooled (same personas, prompts
-    and texts) is left out, so a copied run counts once. Returns the pooled task and the number
-    of repeats left out."""
-    if len(parts) == 1:
-        return parts[0], 0
-    records: list[AnswerRecord] = []
+def _pool_repeats(parts: Sequence[TaskData] | Sequence[ReverseTaskData]) -> tuple[list, list, int]:
+    """(records, fingerprints, repeats left out) of one task over several runs: repeats
+    renumbered so run i's follow run i−1's; a repeat whose answers are exactly those of a repeat
+    already pooled (same fingerprints) is left out, so a copied run counts once. Records without
+    fingerprints (an empty string) are never taken for copies."""
+    records: list[Any] = []
     prints: list[str] = []
     seen: set[frozenset[str]] = set()
-    dropped, offset = 0, 0
+    dropped = offset = 0
     for part in parts:
         fingerprints = part.fingerprints or tuple("" for _ in part.records)
-        by_repeat: dict[int, list[tuple[AnswerRecord, str]]] = defaultdict(list)
+        by_repeat: dict[int, list[tuple[Any, str]]] = defaultdict(list)
         for record, fingerprint in zip(part.records, fingerprints):
             by_repeat[record.repeat].append((record, fingerprint))
         kept = 0
@@ -825,6 +828,15 @@ def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
             prints += [f for _, f in answers]
             kept += 1
         offset += kept
+    return records, prints, dropped
+
+
+def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
+    """One task over several runs (:func:`_pool_repeats`); the seed is kept only when every run
+    shares it. Returns the pooled task and the number of repeats left out."""
+    if len(parts) == 1:
+        return parts[0], 0
+    records, prints, dropped = _pool_repeats(parts)
     seeds = {p.seed for p in parts}
     pooled = dataclasses.replace(
         parts[0],
@@ -839,29 +851,11 @@ def _pool_task(parts: Sequence[TaskData]) -> tuple[TaskData, int]:
 
 
 def _pool_reverse(parts: Sequence[ReverseTaskData]) -> tuple[ReverseTaskData, int]:
-    """A reverse task over several runs: repeats renumbered per run; a repeat whose answers are
-    exactly those of a repeat already pooled is left out (returns how many)."""
+    """A reverse task over several runs (:func:`_pool_repeats`); returns it and the number of
+    repeats left out."""
     if len(parts) == 1:
         return parts[0], 0
-    records: list[UserRankRecord] = []
-    prints: list[str] = []
-    seen: set[frozenset[str]] = set()
-    dropped = offset = 0
-    for part in parts:
-        by_repeat: dict[int, list[tuple[UserRankRecord, str]]] = defaultdict(list)
-        for record, fingerprint in zip(part.records, part.fingerprints):
-            by_repeat[record.repeat].append((record, fingerprint))
-        kept = 0
-        for repeat in sorted(by_repeat):
-            signature = frozenset(f for _, f in by_repeat[repeat])
-            if signature in seen:
-                dropped += 1
-                continue
-            seen.add(signature)
-            records += [dataclasses.replace(r, repeat=kept + offset) for r, _ in by_repeat[repeat]]
-            prints += [f for _, f in by_repeat[repeat]]
-            kept += 1
-        offset += kept
+    records, prints, dropped = _pool_repeats(parts)
     pooled = dataclasses.replace(
         parts[0],
         records=tuple(records),
