@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from coldbias_tasks.analysis.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -37,6 +39,7 @@ from coldbias_tasks.analysis.report import (
 from coldbias_tasks.analysis.runs import LoadOptions, coldbias_version, load_folder, pool_runs
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.report_page import (
@@ -54,6 +57,23 @@ __all__ = [
     "templates_command",
     "write_leaderboard",
 ]
+
+
+def _csv_cell(value: object) -> object:
+    """A float of a mixed column at the CSV precision (NaN stays empty); anything else as is."""
+    if isinstance(value, float) and value == value:
+        return CSV_FLOAT_FORMAT % value
+    return value
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """One CSV table, floats at :data:`CSV_SIGNIFICANT_DIGITS` significant digits (so the same
+    run gives the same bytes on every CPU kind), also inside mixed text/number columns; NaN as
+    an empty cell."""
+    frame = frame.copy()
+    for col in frame.select_dtypes(include="object").columns:
+        frame[col] = frame[col].map(_csv_cell)
+    frame.to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
 
 
 @dataclass
@@ -83,12 +103,13 @@ def build_report(
     output = OutputFolder(dest, "coldbias report")
     with output as tmp:
         for name, df in frames.items():
-            df.to_csv(tmp / f"{name}.csv", index=False)
+            write_csv(df, tmp / f"{name}.csv")
         figures = make_plots(reports, tmp)
         provenance = {
             "generated_by": "coldbias report",
             "coldbias_version": coldbias_version(),
             "source": str(src),
+            "csv_precision": f"{CSV_SIGNIFICANT_DIGITS} significant digits",
             "options": {"reparse": bool(options and options.reparse),
                         "allow_partial": bool(options and options.allow_partial)},
             "models": [m.provenance() for m in models],
@@ -109,8 +130,8 @@ def write_leaderboard(lb: Leaderboard, out_dir: str | Path) -> list[Path]:
     """Write the four leaderboard files atomically; returns their paths."""
     output = OutputFolder(out_dir, "coldbias leaderboard")
     with output as tmp:
-        long_table(lb).to_csv(tmp / "leaderboard_long.csv", index=False)
-        wide_table(lb).to_csv(tmp / "leaderboard_wide.csv", index=False)
+        write_csv(long_table(lb), tmp / "leaderboard_long.csv")
+        write_csv(wide_table(lb), tmp / "leaderboard_wide.csv")
         (tmp / "leaderboard.md").write_text(markdown(lb), encoding="utf-8")
         (tmp / "leaderboard.html").write_text(html_page(lb), encoding="utf-8")
     lb.messages.extend(output.messages)
