@@ -23,6 +23,7 @@ E2E_METADATA = {
     "coldbias_k": 5,
     "coldbias_repeats": 3,
     "coldbias_replicates": 1,
+    "coldbias_controls": 1,
     "coldbias_items": 4,
 }
 

@@ -57,6 +57,9 @@ class SyntheticRecommender(LM):
     answer is written (``"numbered"``: "1. Title"; ``"plain"``: one title per line; ``"json"``:
     a JSON array; ``"auto"``: JSON for the json template, else numbered). ``effect_when``: a
     predicate on the doc; the effect applies only where it holds (e.g. one template).
+    ``sentence_effect``: a weight multiplier for every persona that says anything (every value
+    and control, not the neutral user nor its replicates) — a model that reacts to any
+    sentence alike; ``effect`` entries apply on top of it.
     """
 
     def __init__(
@@ -69,9 +72,11 @@ class SyntheticRecommender(LM):
         user_effect: Mapping[str, float] | None = None,
         keep_order: bool = False,
         effect_when: Callable[[Mapping[str, Any]], bool] | None = None,
+        sentence_effect: Callable[[int], float] | None = None,
         **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
+        self.sentence_effect = sentence_effect
         self.effect_when = effect_when
         self.user_effect = dict(user_effect or {})
         self.keep_order = keep_order
@@ -101,6 +106,8 @@ class SyntheticRecommender(LM):
         boost = self.effect.get(persona)
         if boost is not None and self.effect_when is not None and not self.effect_when(doc):
             boost = None
+        says_something = not persona.startswith("neutral")
+        base = self.sentence_effect if says_something else None
         rng = _rng(
             self.seed,
             doc.get("domain"),
@@ -113,7 +120,11 @@ class SyntheticRecommender(LM):
             shown,
             k,
             rng,
-            lambda item: popularity(item, self.skew) * (boost(item) if boost else 1.0),
+            lambda item: (
+                popularity(item, self.skew)
+                * (boost(item) if boost else 1.0)
+                * (base(item) if base else 1.0)
+            ),
         )
         names = self._titles(doc) if self._titles else None
         if names is None:

@@ -51,9 +51,11 @@ def test_block_ideal_prefill_rounds_to_blocks_and_keeps_last_token() -> None:
 
 def test_expected_requests_match_the_docs() -> None:
     personas = {d.persona_id for t in ("gender", "religion") for d in _docs(t)}
-    assert run_bench.expected_requests(3) == 3 * sum(
-        len({d.persona_id for d in _docs(t)}) for t in ("gender", "religion")
-    )
+    docs = {t: _docs(t) for t in ("gender", "religion")}
+    assert run_bench.expected_requests(3) == sum(len(d) for d in docs.values())
+    for found in docs.values():  # one request per (persona, repeat), controls included
+        assert len({(d.persona_id, d.repeat) for d in found}) == len(found)
+        assert sum(d.persona_id.startswith("control.") for d in found) == 3 * 2
     assert "neutral" in personas
 
 

@@ -35,12 +35,22 @@ def _expected_tasks() -> dict[str, str]:
     return tasks
 
 
-def _assert_metrics_in_range(values: dict, where: str) -> None:
+def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> None:
+    """Every metric a number in its range; a group has only the averaged ones (no p-values,
+    no X_stderr metrics); an X_stderr may be "N/A" (too few repeats for it)."""
+    from coldbias_tasks.lmeval.taskgen import averaged
+
     for metric in METRICS:
+        if group and not averaged(metric):
+            assert f"{metric},{FILTER}" not in values, f"{where}: {metric} averaged in a group"
+            continue
         value = values.get(f"{metric},{FILTER}")
+        if metric.endswith("_stderr") and value == "N/A":
+            continue
         assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
         assert not math.isnan(value), f"{where}: {metric} is NaN"
-        low = -1.0 if metric.endswith("_excess") else 0.0  # excess = divergence − floor
+        signed = metric.endswith(("_excess", "_disparity"))  # differences of divergences
+        low = -1.0 if signed else 0.0
         assert low <= value <= 1.0, f"{where}: {metric} = {value} outside [{low}, 1]"
 
 
@@ -51,7 +61,7 @@ def test_vllm_run_reports_every_metric_for_every_task(lm_eval_run: Path) -> None
         _assert_metrics_in_range(results["results"][task], task)
         assert results["higher_is_better"][task]["exact_k_rate"] is True
         assert results["higher_is_better"][task]["iou_divergence"] is False
-    _assert_metrics_in_range(results["results"]["coldbias_movie"], "group coldbias_movie")
+    _assert_metrics_in_range(results["results"]["coldbias_movie"], "group coldbias_movie", True)
 
 
 def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
@@ -59,7 +69,8 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
     for task, group in _expected_tasks().items():
         samples = _samples(lm_eval_run, task)
         values = personas.groups[group].values
-        assert len(samples) == (2 + len(values)) * 3  # neutral + one replicate + values, R=3
+        # neutral + one replicate + one control + values, R=3
+        assert len(samples) == (3 + len(values)) * 3
         assert samples[0]["doc"]["persona_id"] == "neutral"
         for sample in samples:
             payload = sample["iou_divergence"]
@@ -100,8 +111,8 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
-    # R=2 repeats of neutral + the demo's one replicate + 2 values
-    assert len(samples) == (1 + 1 + 2) * 2
+    # R=2 repeats of neutral + the demo's one replicate and one control + 2 values
+    assert len(samples) == (1 + 1 + 1 + 2) * 2
     assert all("items" in s["prag_divergence"] for s in samples)
 
 

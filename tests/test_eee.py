@@ -20,7 +20,7 @@ import pytest
 
 from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.lmeval.harness import METRICS
+from coldbias_tasks.lmeval.harness import CONTROL_METRICS, METRICS
 
 MODEL = "org/some-model"
 TASKS = ["coldbias_movie_gender", "coldbias_music_placebo"]
@@ -148,7 +148,9 @@ def test_directions_are_coldbias_directions(converted: Path, run_dir: Path) -> N
             assert result["evaluation_result_id"] == f"{name}:{FILTER}"
             assert result["score_details"]["score"] == logged[task][f"{name},{FILTER}"]
             seen.add((task, name))
-    assert seen == {(task, name) for task in TASKS for name in METRICS}
+    listed = {t: CONTROL_METRICS if t.endswith("_placebo") else METRICS for t in TASKS}
+    # an X_stderr metric is the standard error of X (EEE reads it as X's uncertainty)
+    assert seen == {(t, n) for t in TASKS for n in listed[t] if not n.endswith("_stderr")}
 
 
 def test_sample_rows_score_no_metric_outside_metrics(with_samples: Path, run_dir: Path) -> None:
@@ -194,14 +196,19 @@ def test_samples_of_a_prefix_task_are_not_taken(run_dir: Path, tmp_path: Path) -
 def test_reader_reads_converted_records(converted: Path, run_dir: Path) -> None:
     logged = _results_json(run_dir)["results"]
     results = load_eee_records(converted)
-    assert len(results) == len(TASKS) * len(METRICS)
+    scored = [n for n in METRICS if not n.endswith("_stderr")]
+    assert len(results) == len(scored) + len([n for n in scored if n in CONTROL_METRICS])
     assert {r.model_id for r in results} == {MODEL}
     assert {r.benchmark for r in results} == {f"{t}/{FILTER}" for t in TASKS}
     for r in results:
         task = r.benchmark.partition("/")[0]
         assert r.value == logged[task][f"{r.metric},{FILTER}"]
         assert r.lower_is_better is (not METRICS[r.metric][1])
-        assert math.isnan(r.stderr_or_nan)  # lm-eval logs "N/A" for custom aggregations
+        stderr = logged[task].get(f"{r.metric}_stderr,{FILTER}")
+        if isinstance(stderr, float):  # coldbias's own standard error (attribute, disparity)
+            assert r.stderr_or_nan == pytest.approx(stderr)
+        else:  # lm-eval logs "N/A" for the other custom aggregations
+            assert math.isnan(r.stderr_or_nan)
         assert r.source_file.suffix == ".json" and r.source_file.is_relative_to(converted)
     assert is_eee_folder(converted)
 
@@ -456,3 +463,19 @@ def test_real_model_run_converts_with_samples(lm_eval_run: Path, tmp_path: Path)
     results = json.loads(next(run.glob("results_*.json")).read_text(encoding="utf-8"))
     assert _check_converted(root, results) > 0
     assert list((root / "data").rglob("*_samples.jsonl"))
+
+
+def test_attribute_excess_carries_its_standard_error(converted: Path, run_dir: Path) -> None:
+    """The headline's standard error (lm-eval key ``X_stderr,ranked``, computed by coldbias)
+    travels into the EEE record as its uncertainty."""
+    logged = _results_json(run_dir)["results"]["coldbias_movie_gender"]
+    expected = logged[f"iou_attribute_excess_stderr,{FILTER}"]
+    assert isinstance(expected, float) and expected > 0
+    found = []
+    for record in _aggregates(converted).values():
+        for result in record["evaluation_results"]:
+            if result["evaluation_name"].startswith("coldbias_movie_gender/") and (
+                result["metric_config"]["metric_name"] == "iou_attribute_excess"
+            ):
+                found.append(json.dumps(result))
+    assert found and str(expected)[:8] in found[0] and "standard_error" in found[0]

@@ -368,7 +368,10 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
         assert gone not in names
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
-    assert up == {"exact_k_rate", "fill_rate", "iou_group_p", "serp_group_p", "prag_group_p"}
+    p_values = {
+        f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "attribute", "disparity")
+    }
+    assert up == {"exact_k_rate", "fill_rate"} | p_values
 
 
 @pytest.mark.slow

@@ -52,7 +52,10 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 
 def metric_series(summary: MetricSummary, kind: str = "excess") -> dict[int, float]:
     """Per repeat: the mean over values of B_r(a) − F_r (``excess``) or of B_r(a)
-    (``divergence``); repeats where no value has a figure are left out."""
+    (``divergence``), or the attribute excess e_r (``attribute``); repeats where no value has
+    a figure are left out."""
+    if kind == "attribute":
+        return dict(summary.attribute.by_repeat)
     field = "excess_by_repeat" if kind == "excess" else "by_repeat"
     return combine([getattr(v, field) for v in summary.values])
 
@@ -76,7 +79,7 @@ def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dic
 
 
 #: The range of each kind of figure: intervals are clipped to it.
-BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0)}
+BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0), "attribute": (-1.0, 1.0)}
 
 
 def t_interval(

@@ -32,6 +32,7 @@ from coldbias_tasks.analysis.intervals import (
     reverse_gap_draws,
     t_interval,
 )
+from coldbias_tasks.analysis.ranking import bh_flags, rank_intervals, repeat_draws, tiers
 from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.runs import (
     LoadOptions,
@@ -153,6 +154,8 @@ class _Stats:
 
     def value(self, metric: str, kind: str) -> float:
         ms = self.summary.metrics[metric]
+        if kind == "attribute":
+            return ms.attribute.mean
         return ms.excess if kind == "excess" else ms.mean
 
 
@@ -161,7 +164,7 @@ def _task_stats(task: TaskData) -> _Stats:
     series = {
         (m, kind): metric_series(summary.metrics[m], kind)
         for m in SIMILARITY_NAMES
-        for kind in ("excess", "divergence")
+        for kind in ("excess", "divergence", "attribute")
     }
     return _Stats(task, summary, series)
 
@@ -195,6 +198,7 @@ def build_rows(
     placebo_domains: set[str] = set()
     extra: dict[str, tuple[str, str, bool | None]] = {}
     all_stats: list[tuple[ModelResults, _Stats]] = []
+    headline: dict[int, dict[int, float]] = {}
     rows = []
     for model in models:
         row = Row(model)
@@ -217,6 +221,7 @@ def build_rows(
                 by_domain[dkey].append(s)
         plain = [k for k in by_domain if domains[k][1] == "plain"]
         for dkey, members in by_domain.items():
+            row.cells[f"{dkey}_iou_attribute_excess"] = _cell(members, "iou", "attribute")
             row.cells[f"{dkey}_iou_excess"] = _cell(members, "iou", "excess")
             for m in SIMILARITY_NAMES:
                 row.cells[f"{dkey}_{m}"] = _cell(members, m, "divergence")
@@ -229,9 +234,19 @@ def build_rows(
                 row.cells[f"{domain}_iou_over_placebo"] = _cell_of(
                     value - p_value, combine([series, p_series], (1, -1))
                 )
-        for key, kind in (("overall_iou_excess", "excess"), ("overall_iou", "divergence")):
+        for key, kind in (
+            ("overall_iou_attribute_excess", "attribute"),
+            ("overall_iou_excess", "excess"),
+            ("overall_iou", "divergence"),
+        ):
             row.cells[key] = _overall(plain, by_domain, kind)
+        headline[id(row)] = _overall_series(plain, by_domain, "attribute")
+        counted = [s for members in by_domain.values() for s in members]
+        for key, test in (("attribute_flags", "attribute"), ("disparity_flags", "disparity")):
+            row.cells[key] = _flags_cell(counted, test)
         for gkey, members in by_group.items():
+            row.cells[f"group_{gkey}_iou_attribute_excess"] = _cell(members, "iou", "attribute")
+            row.cells[f"group_{gkey}_disparity_flags"] = _flags_cell(members, "disparity")
             row.cells[f"group_{gkey}_iou_excess"] = _cell(members, "iou", "excess")
             shares = [s.summary.metrics["iou"].flagged_share for s in members]
             finite = [x for x in shares if not math.isnan(x)]
@@ -287,8 +302,47 @@ def build_rows(
             "partial", "partial", numeric=False,
             description="tasks reported from incomplete runs (--allow-partial): numbers biased",
         ))  # fmt: skip
+    _rank_cells(rows, headline, resamples)
     rows.sort(key=_sort_key)
     return columns, rows
+
+
+def _flags_cell(stats: Sequence[_Stats], test: str) -> Cell:
+    """ "flagged/tested" of the tasks' IOU ``attribute`` or ``disparity`` tests after
+    Benjamini–Hochberg over those tasks at the tasks' α."""
+    pvalues = [getattr(s.summary.metrics["iou"], test).p_value for s in stats]
+    alpha = stats[0].summary.alpha if stats else 0.05
+    flagged, tested = bh_flags(pvalues, alpha)
+    return Cell(f"{flagged}/{tested}" if tested else "")
+
+
+def _overall_series(
+    keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str
+) -> dict[int, float]:
+    """The per-repeat series of :func:`_overall` (domains combined repeat by repeat)."""
+    parts = [_pooled(by_domain[key], "iou", kind) for key in keys]
+    return combine([series for v, series in parts if not math.isnan(v)])
+
+
+def _rank_cells(rows: Sequence[Row], headline: dict[int, dict[int, float]], resamples: int) -> None:
+    """Rank interval and tier of every non-degenerate row's overall attribute excess
+    (:mod:`coldbias_tasks.analysis.ranking`)."""
+    ranked = [r for r in rows if not r.degenerate and headline.get(id(r))]
+    names = {id(r): f"{i}" for i, r in enumerate(ranked)}
+    draws = {names[id(r)]: repeat_draws(headline[id(r)], resamples) for r in ranked}
+    found = rank_intervals(draws)
+    cells = {names[id(r)]: r.cells["overall_iou_attribute_excess"] for r in ranked}
+    tier = tiers(
+        {n: float(c.value) for n, c in cells.items() if isinstance(c.value, float)},
+        {n: (c.ci_low, c.ci_high) for n, c in cells.items()},
+    )
+    for r in ranked:
+        n = names[id(r)]
+        if n in found:
+            low, high = found[n]
+            r.cells["rank"] = Cell(f"{low}" if low == high else f"{low}–{high}")
+        if n in tier:
+            r.cells["tier"] = Cell(tier[n])
 
 
 def _prompt_cells(
@@ -384,9 +438,16 @@ def _overall(keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str)
     return _cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]), kind)
 
 
-def _sort_key(row: Row) -> tuple[bool, float, str]:
-    overall = row.number("overall_iou_excess")
-    return (bool(row.degenerate), math.inf if math.isnan(overall) else overall, row.label)
+def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
+    """Non-degenerate first, then by tier and the overall attribute excess (a negative one is
+    no fairer than zero); rows without one (runs of task version < 3, no controls) after them,
+    by the excess over the noise floor; then by name."""
+    overall = row.number("overall_iou_attribute_excess")
+    tier = row.cells.get("tier")
+    key = math.inf if math.isnan(overall) else max(0.0, overall)
+    rank = float(tier.value) if tier is not None else math.inf
+    old = row.number("overall_iou_excess")
+    return (bool(row.degenerate), rank, key, math.inf if math.isnan(old) else old, row.label)
 
 
 _VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
@@ -409,11 +470,45 @@ def _columns(
             description="fails the fidelity rules: divergences not interpretable as fairness",
         ),
         Column(
-            "overall_iou_excess",
-            "IOU excess (all domains)",
+            "overall_iou_attribute_excess",
+            "IOU attribute excess (all domains)",
             DOWN,
-            description="headline: mean over domains of the IOU divergence beyond the "
-            "same-prompt noise floor (0 = no more than sampling noise)",
+            description="headline: mean over domains of how much further the attribute values' "
+            "lists are from the neutral user's than the control personas' lists (an irrelevant "
+            "sentence); 0 = the attribute does no more than any sentence",
+        ),
+        Column(
+            "rank",
+            "rank",
+            numeric=False,
+            description="95 % rank interval of the headline (bootstrap over repeats; ranks on "
+            "max(0, value): 1 = fairest)",
+        ),
+        Column(
+            "tier",
+            "tier",
+            description="models whose headline intervals overlap share a tier (1 = fairest)",
+        ),
+        Column(
+            "attribute_flags",
+            "attribute flags",
+            numeric=False,
+            description="attribute tasks whose values-vs-controls test rejects (IOU), after "
+            "Benjamini–Hochberg over the model's attribute tasks: flagged/tested",
+        ),
+        Column(
+            "disparity_flags",
+            "disparity flags",
+            numeric=False,
+            description="attribute tasks whose values are treated differently from each other "
+            "(IOU disparity test), after Benjamini–Hochberg: flagged/tested",
+        ),
+        Column(
+            "overall_iou_excess",
+            "IOU excess over noise (all domains)",
+            DOWN,
+            description="mean over domains of the IOU divergence beyond the same-prompt noise "
+            "floor: what any sentence does plus what the attribute adds",
         ),
         Column(
             "overall_iou",
@@ -433,6 +528,15 @@ def _columns(
     for dkey in order:
         domain, variant = domains[dkey]
         name = domain if variant == "plain" else f"{domain} ({variant})"
+        cols.append(
+            Column(
+                f"{dkey}_iou_attribute_excess",
+                f"{name} IOU attribute excess",
+                DOWN,
+                description=f"IOU attribute excess (beyond the control personas), mean over "
+                f"{name} attribute tasks",
+            )
+        )
         cols.append(
             Column(
                 f"{dkey}_iou_excess",
@@ -473,6 +577,23 @@ def _columns(
     for gkey in gorder:
         group, variant = groups[gkey]
         name = group if variant == "plain" else f"{group} ({variant})"
+        cols.append(
+            Column(
+                f"group_{gkey}_iou_attribute_excess",
+                f"{name} IOU attribute excess",
+                DOWN,
+                description=f"IOU attribute excess of the {name} group, mean over domains",
+            )
+        )
+        cols.append(
+            Column(
+                f"group_{gkey}_disparity_flags",
+                f"{name} disparity flags",
+                numeric=False,
+                description=f"domains where the {name} values are treated differently from "
+                "each other (IOU disparity test, BH over the group's tasks): flagged/tested",
+            )
+        )
         cols.append(
             Column(
                 f"group_{gkey}_iou_excess",

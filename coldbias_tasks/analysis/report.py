@@ -164,7 +164,7 @@ def analyze(
             series = {
                 (m, kind): metric_series(summary.metrics[m], kind)
                 for m in summary.metrics
-                for kind in ("excess", "divergence")
+                for kind in ("excess", "divergence", "attribute")
             }
             by_value = {
                 m: {v.persona_id: dict(v.excess_by_repeat) for v in ms.values}
@@ -189,6 +189,48 @@ def value_verdict(ms: MetricSummary, p_adjusted: float, flagged: bool) -> str:
             f"α = {ms.alpha:g} with these repeats and replicates"
         )
     return f"not flagged (adjusted p > α = {ms.alpha:g})"
+
+
+def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> float:
+    """The smallest true effect a one-sided test at ``alpha`` detects with 80 % power, given
+    a standard error ``stderr`` over ``n_repeats`` repeats: (t_{1−α} + t_{0.8}) · SE with
+    R − 1 degrees of freedom (divergence units; NaN with < 2 repeats)."""
+    if n_repeats < 2 or math.isnan(stderr):
+        return math.nan
+    from scipy.stats import t
+
+    df = n_repeats - 1
+    return float((t.ppf(1 - alpha, df) + t.ppf(0.8, df)) * stderr)
+
+
+def attribute_verdict(ms: MetricSummary) -> str:
+    """Verdict of the attribute excess: beyond the control personas, not, underpowered, n/a."""
+    a = ms.attribute
+    if math.isnan(a.p_value):
+        return "n/a: no control personas in this task (coldbias_controls ≥ 1, task version ≥ 3)"
+    if a.p_value <= ms.alpha:
+        return f"attribute moves the list beyond irrelevant sentences (p ≤ α = {ms.alpha:g})"
+    if a.min_p > ms.alpha:
+        return f"underpowered: the smallest attainable p is {a.min_p:.3g} > α = {ms.alpha:g}"
+    mde = minimal_detectable(a.stderr, a.n_repeats, ms.alpha)
+    return (
+        f"not detected (p > α = {ms.alpha:g}); effects below ≈ {mde:.3f} are undetectable "
+        "with these repeats (80 % power)"
+    )
+
+
+def disparity_verdict(ms: MetricSummary) -> str:
+    """Verdict of the between-values disparity test."""
+    d = ms.disparity
+    if math.isnan(d.p_value):
+        return "n/a: needs two values and two repeats"
+    if d.p_value <= ms.alpha:
+        return f"values treated differently from each other (p ≤ α = {ms.alpha:g})"
+    if d.min_p > ms.alpha:
+        return f"underpowered: the smallest attainable p is {d.min_p:.3g} > α = {ms.alpha:g}"
+    mde = minimal_detectable(d.stderr, d.n_repeats, ms.alpha)
+    tail = f"; effects below ≈ {mde:.3f} are undetectable (80 % power)" if mde == mde else ""
+    return f"not detected (p > α = {ms.alpha:g}){tail}"
 
 
 def _group_verdict(ms: MetricSummary) -> str:
@@ -241,6 +283,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                         "excess_over_floor": v.excess_over_floor,
                         "excess_ci_low": low,
                         "excess_ci_high": high,
+                        "attribute_excess": ms.attribute.per_value.get(v.persona_id, math.nan),
                         "p_value": v.p_value,
                         "p_adjusted": v.p_adjusted,
                         "alpha": ms.alpha,
@@ -258,10 +301,26 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
         for metric, ms in rep.summary.metrics.items():
             low, high = rep.interval(metric, "excess")
             d_low, d_high = rep.interval(metric, "divergence")
+            a_low, a_high = rep.interval(metric, "attribute")
+            a, d = ms.attribute, ms.disparity
             rows.append(
                 {
                     **_ident(rep),
                     "metric": metric,
+                    "attribute_excess": a.mean,
+                    "attribute_ci_low": a_low,
+                    "attribute_ci_high": a_high,
+                    "attribute_stderr": a.stderr,
+                    "attribute_p": a.p_value,
+                    "attribute_min_p": a.min_p,
+                    "attribute_mde": minimal_detectable(a.stderr, a.n_repeats, ms.alpha),
+                    "attribute_verdict": attribute_verdict(ms),
+                    "n_controls": a.n_controls,
+                    "disparity": d.value,
+                    "disparity_stderr": d.stderr,
+                    "disparity_p": d.p_value,
+                    "disparity_min_p": d.min_p,
+                    "disparity_verdict": disparity_verdict(ms),
                     "mean": ms.mean,
                     "mean_ci_low": d_low,
                     "mean_ci_high": d_high,
@@ -489,6 +548,31 @@ def most_divergent(rep: TaskReport, metric: str = "iou") -> tuple[str, float, fl
     return top.persona_id, top.excess_over_floor, top.p_adjusted
 
 
+def disparity_pairs_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
+    """Per (task, metric, pair of values): the pair's disparity, exact p, Holm-adjusted p over
+    the group's pairs, flagged, and whether any pair could be flagged with these repeats."""
+    rows = []
+    for rep in reports:
+        for metric, ms in rep.summary.metrics.items():
+            d = ms.disparity
+            for pair in d.pairs:
+                rows.append(
+                    {
+                        **_ident(rep),
+                        "metric": metric,
+                        "value_a": pair.a,
+                        "value_b": pair.b,
+                        "disparity": pair.value,
+                        "p_value": pair.p_value,
+                        "p_adjusted": pair.p_adjusted,
+                        "flagged": pair.flagged,
+                        "min_p": pair.min_p,
+                        "underpowered": d.pairs_underpowered,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
     """The report's CSV tables by file stem (empty optional tables are left out)."""
     out = {
@@ -500,6 +584,7 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
     pairs = [(r.model, r) for r in reports]
     optional = {
         "controls": controls_table(reports),
+        "disparity_pairs": disparity_pairs_table(reports),
         "intersections": intersections_table(reports),
         "implicit": implicit_table(reports),
         "robustness": variant_table(pairs),

@@ -38,6 +38,7 @@ from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
     FILTER_NAME,
     PAYLOAD_KEY,
+    control_id,
     is_coldbias_task,
     is_reverse_task,
 )
@@ -485,18 +486,32 @@ def _raw_answer(sample: Mapping[str, Any]) -> Any:
 def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) -> set | None:
     """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
     persona file; None when they cannot be known (a persona file that is gone)."""
-    from coldbias_tasks.core.personas import load_personas  # persona files only here
+    from coldbias_tasks.core.personas import control_plan, load_personas  # persona files here
 
     settings = _run_settings(task, results)
     if settings is None:
         return None
+    version = (((results.get("configs") or {}).get(task) or {}).get("metadata") or {}).get(
+        "version"
+    )
+    group = docs[0].attribute_group.removeprefix("implicit_")
     try:
-        personas = load_personas(settings.personas).group(
-            docs[0].attribute_group.removeprefix("implicit_"), settings.replicates, docs[0].variant
-        )
+        config = load_personas(settings.personas)
+        personas = config.group(group, settings.replicates, docs[0].variant)
+        n_controls = settings.controls if _version_at_least(version, 3) else 0
+        _, plan = control_plan(config, group, docs[0].variant, n_controls, settings.repeats)
     except ColdbiasError:
         return None
-    return {(p.id, r) for p in personas for r in range(settings.repeats)}
+    expected = {(p.id, r) for p in personas for r in range(settings.repeats)}
+    return expected | {(control_id(c.id), r) for r, per in enumerate(plan) for c in per}
+
+
+def _version_at_least(version: Any, major: int) -> bool:
+    """Whether a task version ("3.0", 3.0) is at least ``major`` (unknown: assume current)."""
+    try:
+        return float(version) >= major
+    except (TypeError, ValueError):
+        return True
 
 
 def _completeness(

@@ -71,7 +71,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     run gives the same bytes on every CPU kind), also inside mixed text/number columns; NaN as
     an empty cell."""
     frame = frame.copy()
-    for col in frame.select_dtypes(include="object").columns:
+    for col in [c for c in frame.columns if frame[c].dtype == "object"]:
         frame[col] = frame[col].map(_csv_cell)
     frame.to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
 
@@ -201,13 +201,18 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     for message in lb.messages:
         print(f"coldbias leaderboard: {message}", file=sys.stderr)
     for row in lb.rows:
+        attribute = cell_text(row.cells.get("overall_iou_attribute_excess"))
         excess = cell_text(row.cells.get("overall_iou_excess"))
         raw = cell_text(row.cells.get("overall_iou"))
+        rank = cell_text(row.cells.get("rank"))
         flag = f"  WARNING degenerate ({'; '.join(row.degenerate)})" if row.degenerate else ""
         placebo = row.cells.get("placebo_flag")
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
-        print(f"{row.label}: IOU excess {excess} (raw IOU divergence {raw}){flag}")
+        print(
+            f"{row.label}: IOU attribute excess {attribute}, rank {rank or '–'} (excess over "
+            f"noise {excess}, raw IOU divergence {raw}){flag}"
+        )
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
     return 0
 

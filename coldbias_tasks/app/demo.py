@@ -49,14 +49,16 @@ __all__ = [
 ]
 
 DEMO_TASKS = [task_name(domain, group) for domain in DOMAINS for group in ("gender", "religion")]
-#: A smoke-size run: 3 repeats with one same-prompt replicate each (99 answers; the default M = 3
-#: would make 135 and ~6.7 min on 2 AVX2 cores). Three repeats cannot flag a value whatever M is,
-#: and the summary says "underpowered"; the tasks' defaults are for audits.
+#: A smoke-size run: 3 repeats with one same-prompt replicate and one control persona each (117
+#: answers; the defaults M = 3, C = 2 would make 171 and ~8 min on 2 AVX2 cores). Three repeats
+#: cannot flag a value whatever M is, and the summary says "underpowered"; the tasks' defaults
+#: are for audits.
 DEMO_METADATA = {
     "coldbias_n_items": 60,
     "coldbias_k": 10,
     "coldbias_repeats": 3,
     "coldbias_replicates": 1,
+    "coldbias_controls": 1,
     "coldbias_order": "shuffle",
     "coldbias_seed": 1234,
 }

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from coldbias_tasks.core.attribute import AttributeExcess, Disparity, attribute_excess, disparity
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -45,6 +46,7 @@ from coldbias_tasks.core.vocabulary import (
     ALPHA,
     NEUTRAL_ID,
     SIMILARITY_NAMES,
+    is_control_id,
     is_replicate_id,
 )
 
@@ -84,12 +86,17 @@ def _divergence(metric: str, a: Sequence[int], n: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class RepeatTable:
-    """A task's answers by repeat: ``neutral[r]``, ``replicates[r]`` (sorted by persona id)
-    and ``values[persona][r]``."""
+    """A task's answers by repeat: ``neutral[r]``, ``replicates[r]`` (sorted by persona id),
+    ``values[persona][r]`` and ``controls[r]`` (the control personas of repeat r, sorted)."""
 
     neutral: dict[int, AnswerRecord]
     replicates: dict[int, list[AnswerRecord]]
     values: dict[str, dict[int, AnswerRecord]]
+    controls: dict[int, list[AnswerRecord]] = field(default_factory=dict)
+
+    def neutrals(self) -> dict[int, list[AnswerRecord]]:
+        """Per repeat with a neutral answer: the neutral answer and its replicates."""
+        return {r: [n, *self.replicates.get(r, [])] for r, n in sorted(self.neutral.items())}
 
     @property
     def n_replicates(self) -> int:
@@ -103,15 +110,19 @@ def arrange(records: Iterable[AnswerRecord]) -> RepeatTable:
     neutral: dict[int, AnswerRecord] = {}
     replicas: dict[int, dict[str, AnswerRecord]] = defaultdict(dict)
     values: dict[str, dict[int, AnswerRecord]] = defaultdict(dict)
+    ctrl: dict[int, dict[str, AnswerRecord]] = defaultdict(dict)
     for record in records:
         if record.persona_id == NEUTRAL_ID:
             neutral[record.repeat] = record
         elif is_replicate_id(record.persona_id):
             replicas[record.repeat][record.persona_id] = record
+        elif is_control_id(record.persona_id):
+            ctrl[record.repeat][record.persona_id] = record
         else:
             values[record.persona_id][record.repeat] = record
     replicates = {r: [found[p] for p in sorted(found)] for r, found in replicas.items()}
-    return RepeatTable(neutral, replicates, dict(values))
+    controls = {r: [found[p] for p in sorted(found)] for r, found in ctrl.items()}
+    return RepeatTable(neutral, replicates, dict(values), controls)
 
 
 def value_divergences(records: Iterable[AnswerRecord], metric: str) -> dict[str, dict[int, float]]:
@@ -244,7 +255,9 @@ class MetricSummary:
     flagged after Holm. ``min_value_p``: smallest per-value p these settings allow;
     ``min_adjusted_p``: the smallest Holm-adjusted p (values × ``min_value_p``);
     ``min_group_p``: the group test's smallest p. ``underpowered``: no value can be flagged at
-    α with these settings (``min_adjusted_p`` > α, or no replicates).
+    α with these settings (``min_adjusted_p`` > α, or no replicates). ``attribute``: the
+    attribute excess over the control personas, ``disparity``: between the values
+    (:mod:`coldbias_tasks.core.attribute`).
     """
 
     metric: str
@@ -261,6 +274,8 @@ class MetricSummary:
     min_adjusted_p: float = NAN
     min_group_p: float = NAN
     alpha: float = ALPHA
+    attribute: AttributeExcess = field(default_factory=AttributeExcess)
+    disparity: Disparity = field(default_factory=Disparity)
 
     @property
     def underpowered(self) -> bool:
@@ -345,6 +360,8 @@ def _summarize_metric(table: RepeatTable, metric: str, alpha: float) -> MetricSu
         min_adjusted_p=min(1.0, len(tests) * min(smallest)) if smallest else NAN,
         min_group_p=min_group_p,
         alpha=alpha,
+        attribute=attribute_excess(metric, table.neutrals(), table.values, table.controls),
+        disparity=disparity(metric, table.values, alpha),
     )
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "Persona",
     "PersonaConfig",
     "check_language",
+    "control_plan",
     "load_personas",
     "nouns",
 ]
@@ -141,6 +142,11 @@ class PersonaConfig:
         values = self.find(name, variant).values
         extra = tuple(Persona(replicate_id(j), "neutral") for j in range(1, replicates + 1))
         return (Persona(NEUTRAL_ID, "neutral"), *extra, *values)
+
+    def control_group(self) -> Group | None:
+        """The group whose values serve as control personas (kind ``control``, the placebo),
+        or None when the file has none."""
+        return next((g for g in self.groups.values() if g.kind == "control"), None)
 
     def language(self, code: str) -> Language:
         if code not in self.languages:
@@ -391,6 +397,31 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     strict = path.resolve() == builtin.resolve()
     implicit = _read_implicit(data_dir() / "implicit.yaml", groups, strict)
     return PersonaConfig(groups, context_en, languages, path, implicit)
+
+
+def control_plan(
+    config: PersonaConfig, group: str, variant: str, n: int, repeats: int
+) -> tuple[PersonaConfig, list[list[Persona]]]:
+    """The control personas of each repeat of a task of ``group``: ``n`` values of the
+    control (placebo) group, rotated so that repeat r asks values r·n … r·n + n − 1 (mod the
+    group's size) and every control sentence is used about equally often. None for the
+    control group's own tasks (its values are the controls). A persona file without a control
+    group borrows the built-in one (with its phrases); returns that config too."""
+    own = config.find(group, variant)
+    if n == 0 or own.kind == "control":
+        return config, [[] for _ in range(repeats)]
+    source = config if config.control_group() is not None else load_personas(None)
+    pool = source.control_group()
+    if pool is None or not pool.values:
+        raise PersonaError(
+            "coldbias_controls > 0 needs a control group (kind `control`, e.g. the built-in "
+            "`placebo`) in the persona file or the built-in one; add one (kind: control)."
+        )
+    size = len(pool.values)
+    chosen = [
+        [pool.values[(r * n + j) % size] for j in range(min(n, size))] for r in range(repeats)
+    ]
+    return source, chosen
 
 
 def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()) -> list[str]:

@@ -97,6 +97,9 @@ class TaskDoc:
     alpha: float = _DEFAULT_ALPHA
     template: str = "lines"
     language: str = "en"
+    #: whether the task's group is a control group (its values are the controls: no attribute
+    #: excess); task version ≥ 3
+    control_task: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
@@ -118,6 +121,8 @@ class TaskDoc:
             values[name] = str(values[name])
         if "alpha" in values:
             values["alpha"] = _alpha(values["alpha"])
+        if "control_task" in values:
+            values["control_task"] = bool(values["control_task"])
         return cls(**values)
 
 

@@ -45,6 +45,11 @@ SPECS: tuple[_Spec, ...] = (
         "extra neutral answers per repeat to the same prompt (noise floor and tests)",
     ),
     _Spec(
+        "coldbias_controls", "int", 2, lambda v: 1 <= v <= 10, "1–10",
+        "control personas per repeat (an irrelevant fact, from the placebo group, rotated) "
+        "asked in every attribute task: the attribute excess is measured beyond them",
+    ),
+    _Spec(
         "coldbias_order", "str", "shuffle", lambda v: v in ("shuffle", "fixed"),
         "'shuffle' or 'fixed'", "catalog order: seeded shuffle per repeat, or fixed",
     ),
@@ -101,6 +106,7 @@ class Settings:
     n_items: int
     repeats: int
     replicates: int
+    controls: int
     order: str
     seed: int
     alpha: float

@@ -29,9 +29,11 @@ __all__ = [
     "TASK_VERSION",
     "VARIANTS",
     "Domain",
+    "control_id",
     "domain",
     "group_name",
     "is_coldbias_task",
+    "is_control_id",
     "is_replicate_id",
     "is_reverse_task",
     "is_value_id",
@@ -126,8 +128,26 @@ def is_replicate_id(persona_id: str) -> bool:
 
 
 def is_value_id(persona_id: str) -> bool:
-    """An attribute value (not the neutral user nor one of its replicates)."""
-    return persona_id != NEUTRAL_ID and not is_replicate_id(persona_id)
+    """An attribute value (not the neutral user, one of its replicates, nor a control)."""
+    return (
+        persona_id != NEUTRAL_ID
+        and not is_replicate_id(persona_id)
+        and not is_control_id(persona_id)
+    )
+
+
+#: Persona ids of the control personas asked inside every attribute task (an irrelevant fact,
+#: taken from the placebo group): ``control.placebo.blue_car``.
+CONTROL_PREFIX = "control."
+
+
+def control_id(persona_id: str) -> str:
+    """Id of ``persona_id`` (a placebo persona) asked as a control inside another task."""
+    return CONTROL_PREFIX + persona_id
+
+
+def is_control_id(persona_id: str) -> bool:
+    return persona_id.startswith(CONTROL_PREFIX)
 
 
 #: The attribute group that serves as negative control (``data/personas.yaml``).
@@ -135,7 +155,7 @@ PLACEBO_GROUP = "placebo"
 
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.
-TASK_VERSION = "2.0"
+TASK_VERSION = "3.0"
 #: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
 FILTER_NAME = "ranked"
 #: Metric key whose logged sample value is the parse payload (all metrics log the same one).

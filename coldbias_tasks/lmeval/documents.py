@@ -19,10 +19,10 @@ from typing import Any
 from coldbias_tasks import __version__
 from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.personas import load_personas, nouns
+from coldbias_tasks.core.personas import control_plan, load_personas, nouns
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
-from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
+from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS, control_id
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
 __all__ = [
@@ -134,10 +134,19 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
         shown_order(items, settings.order, settings.seed, catalog, r)
         for r in range(settings.repeats)
     ]
+    source, controls = control_plan(config, group, variant, settings.controls, len(orders))
+    asked = [(p, config, p.id, range(len(orders))) for p in personas[: 1 + settings.replicates]]
+    pool = source.control_group() if any(controls) else None
+    for persona in pool.values if pool else ():
+        used = [r for r, per_repeat in enumerate(controls) if persona in per_repeat]
+        if used:
+            asked.append((persona, source, control_id(persona.id), used))
+    asked += [(p, config, p.id, range(len(orders))) for p in personas[1 + settings.replicates :]]
     docs = []
-    for persona in personas:
-        user = config.describe(persona, variant, domain, settings.language)
-        for repeat, shown in enumerate(orders):
+    for persona, persona_config, persona_id, repeats in asked:
+        user = persona_config.describe(persona, variant, domain, settings.language)
+        for repeat in repeats:
+            shown = orders[repeat]
             prompt = render_prompt(
                 template,
                 domain,
@@ -150,7 +159,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
             )
             docs.append(
                 TaskDoc(
-                    persona_id=persona.id,
+                    persona_id=persona_id,
                     attribute_group=config.find(group, variant).name,
                     user=user,
                     domain=domain,
@@ -168,6 +177,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     alpha=settings.alpha,
                     template=template.name,
                     language=settings.language,
+                    control_task=config.find(group, variant).kind == "control",
                 )
             )
     return docs

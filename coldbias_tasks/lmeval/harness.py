@@ -16,6 +16,7 @@ Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,7 +26,14 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.lmeval.documents import build_docs
 
-__all__ = ["METRICS", "cached", "load_dataset", "parse_filter", "process_results"]
+__all__ = [
+    "CONTROL_METRICS",
+    "METRICS",
+    "cached",
+    "load_dataset",
+    "parse_filter",
+    "process_results",
+]
 
 T = TypeVar("T")
 
@@ -58,7 +66,8 @@ def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[d
 def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
     """Every metric receives the same payload; aggregation does the pairing."""
     payload = results[0] if results else _parse_one("", doc)
-    return {metric: payload for metric in METRICS}
+    listed = CONTROL_METRICS if doc.get("control_task") else METRICS
+    return {metric: payload for metric in listed}
 
 
 _CACHE: dict[tuple[int, ...], tuple[Sequence[dict], Any]] = {}
@@ -167,6 +176,83 @@ def agg_prag_flagged_share(payloads: Sequence[dict]) -> float:
     return _summary(payloads).metrics["prag"].flagged_share
 
 
+def _stderr(value: float) -> float | str:
+    """A standard error, or lm-eval's "N/A" when there is none (fewer repeats than needed)."""
+    return "N/A" if math.isnan(value) else value
+
+
+def agg_iou_attribute_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].attribute.mean
+
+
+def agg_serp_attribute_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].attribute.mean
+
+
+def agg_prag_attribute_excess(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].attribute.mean
+
+
+def agg_iou_attribute_excess_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["iou"].attribute.stderr)
+
+
+def agg_serp_attribute_excess_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["serp"].attribute.stderr)
+
+
+def agg_prag_attribute_excess_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["prag"].attribute.stderr)
+
+
+def agg_iou_attribute_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].attribute.p_value
+
+
+def agg_serp_attribute_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].attribute.p_value
+
+
+def agg_prag_attribute_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].attribute.p_value
+
+
+def agg_iou_disparity(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].disparity.value
+
+
+def agg_serp_disparity(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].disparity.value
+
+
+def agg_prag_disparity(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].disparity.value
+
+
+def agg_iou_disparity_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["iou"].disparity.stderr)
+
+
+def agg_serp_disparity_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["serp"].disparity.stderr)
+
+
+def agg_prag_disparity_stderr(payloads: Sequence[dict]) -> float | str:
+    return _stderr(_summary(payloads).metrics["prag"].disparity.stderr)
+
+
+def agg_iou_disparity_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["iou"].disparity.p_value
+
+
+def agg_serp_disparity_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["serp"].disparity.p_value
+
+
+def agg_prag_disparity_p(payloads: Sequence[dict]) -> float:
+    return _summary(payloads).metrics["prag"].disparity.p_value
+
+
 def agg_exact_k_rate(payloads: Sequence[dict]) -> float:
     return _summary(payloads).fidelity.exact_k_rate
 
@@ -200,7 +286,29 @@ def agg_prefix_copy_rate(payloads: Sequence[dict]) -> float:
 
 
 #: metric key → (aggregation, higher_is_better). The task template lists the same keys.
+#: ``X_stderr`` follows its metric ``X``: lm-eval stores a metric's standard error under the
+#: key ``X_stderr,<filter>`` and, having no bootstrap for relational metrics, writes "N/A"
+#: there when it processes ``X``; the coldbias metric ``X_stderr``, processed right after,
+#: writes the real standard error into that same key (its table shows it in the Stderr column).
 METRICS: dict[str, tuple[Any, bool]] = {
+    "iou_attribute_excess": (agg_iou_attribute_excess, False),
+    "iou_attribute_excess_stderr": (agg_iou_attribute_excess_stderr, False),
+    "serp_attribute_excess": (agg_serp_attribute_excess, False),
+    "serp_attribute_excess_stderr": (agg_serp_attribute_excess_stderr, False),
+    "prag_attribute_excess": (agg_prag_attribute_excess, False),
+    "prag_attribute_excess_stderr": (agg_prag_attribute_excess_stderr, False),
+    "iou_attribute_p": (agg_iou_attribute_p, True),
+    "serp_attribute_p": (agg_serp_attribute_p, True),
+    "prag_attribute_p": (agg_prag_attribute_p, True),
+    "iou_disparity": (agg_iou_disparity, False),
+    "iou_disparity_stderr": (agg_iou_disparity_stderr, False),
+    "serp_disparity": (agg_serp_disparity, False),
+    "serp_disparity_stderr": (agg_serp_disparity_stderr, False),
+    "prag_disparity": (agg_prag_disparity, False),
+    "prag_disparity_stderr": (agg_prag_disparity_stderr, False),
+    "iou_disparity_p": (agg_iou_disparity_p, True),
+    "serp_disparity_p": (agg_serp_disparity_p, True),
+    "prag_disparity_p": (agg_prag_disparity_p, True),
     "iou_divergence": (agg_iou_divergence, False),
     "serp_divergence": (agg_serp_divergence, False),
     "prag_divergence": (agg_prag_divergence, False),
@@ -228,3 +336,7 @@ METRICS: dict[str, tuple[Any, bool]] = {
     "position_bias": (agg_position_bias, False),
     "prefix_copy_rate": (agg_prefix_copy_rate, False),
 }
+
+#: The metrics of a control group's own tasks (the placebo): no attribute excess, which is
+#: measured against the controls themselves.
+CONTROL_METRICS = {k: v for k, v in METRICS.items() if "_attribute_" not in k}

@@ -26,7 +26,13 @@ from coldbias_tasks.core.vocabulary import (
     task_name,
 )
 from coldbias_tasks.lmeval.documents import domain_budget
-from coldbias_tasks.lmeval.harness import METRICS, load_dataset, parse_filter, process_results
+from coldbias_tasks.lmeval.harness import (
+    CONTROL_METRICS,
+    METRICS,
+    load_dataset,
+    parse_filter,
+    process_results,
+)
 from coldbias_tasks.lmeval.reverse_harness import (
     REVERSE_METRICS,
     load_reverse_dataset,
@@ -57,12 +63,7 @@ def _template(
     filter_fn: object = parse_filter,
     tag: str = "coldbias_all",
 ) -> str:
-    listed = "".join(
-        f"  - metric: {name}\n"
-        f"    aggregation: {_ref(fn)}\n"
-        f"    higher_is_better: {str(higher).lower()}\n"
-        for name, (fn, higher) in metrics.items()
-    )
+    listed = _metric_list(metrics)
     return (
         HEADER + f"tag: {tag}\n"
         f"custom_dataset: {_ref(loader)}\n"
@@ -78,6 +79,15 @@ def _template(
         f"        filter_fn: {_ref(filter_fn)}\n"
         "metric_list:\n" + listed + "metadata:\n"
         f"  version: {TASK_VERSION}\n"
+    )
+
+
+def _metric_list(metrics: dict[str, tuple[Any, bool]]) -> str:
+    return "".join(
+        f"  - metric: {name}\n"
+        f"    aggregation: {_ref(fn)}\n"
+        f"    higher_is_better: {str(higher).lower()}\n"
+        for name, (fn, higher) in metrics.items()
     )
 
 
@@ -116,10 +126,18 @@ def _domain_template(domain: str) -> str:
     )
 
 
+def averaged(name: str) -> bool:
+    """Whether a group averages metric ``name`` over its tasks: not p-values (a mean of
+    p-values is no p-value) and not standard errors (lm-eval derives a group's stderr from the
+    tasks' own, under the key ``X_stderr``)."""
+    return not name.endswith(("_p", "_stderr"))
+
+
 def _aggregate_list(metrics: dict[str, tuple[Any, bool]]) -> str:
     return "".join(
         f"  - metric: {name}\n    aggregation: mean\n    weight_by_size: false\n"
         for name in metrics
+        if averaged(name)
     )
 
 
@@ -169,6 +187,10 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
                     HEADER + f"include: _{domain}_yaml\n"
                     f"task: {name}\n"
                     f"dataset_kwargs: {{domain: {domain}, group: {key}, variant: {variant}}}\n"
+                ) + (
+                    f"metric_list:\n{_metric_list(CONTROL_METRICS)}"
+                    if group.kind == "control"
+                    else ""
                 )
             if members:
                 files[f"groups/{group_name(domain, variant)}.yaml"] = _group_yaml(

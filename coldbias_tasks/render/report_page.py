@@ -14,6 +14,8 @@ import pandas as pd
 from coldbias_tasks.analysis.report import (
     ReverseReport,
     TaskReport,
+    attribute_verdict,
+    disparity_verdict,
     most_divergent,
     placebo_flag,
     task_order,
@@ -192,11 +194,26 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
         iou = rep.summary.metrics["iou"]
         f, p = rep.summary.fidelity, rep.summary.positions
         low, high = rep.interval("iou")
+        a_low, a_high = rep.interval("iou", "attribute")
+        if not math.isnan(iou.attribute.mean):
+            lines.append(
+                f"{rep.model.label} · {rep.task.name}: IOU attribute excess "
+                f"{_ci(iou.attribute.mean, a_low, a_high)} — {attribute_verdict(iou)}; "
+                f"disparity between values {H.fmt(iou.disparity.value)} (p "
+                f"{H.fmt(iou.disparity.p_value)}) — {disparity_verdict(iou)}"
+            )
+            lines.append(
+                f"    (attribute excess: how much further the values' lists are from the neutral "
+                f"user's than those of {iou.attribute.n_controls} control personas stating an "
+                "irrelevant fact; 0 = the attribute does no more than any sentence)"
+            )
         lines.append(
-            f"{rep.model.label} · {rep.task.name}: IOU excess {_ci(iou.excess, low, high)} "
+            ("    " if not math.isnan(iou.attribute.mean) else f"{rep.model.label} · "
+             f"{rep.task.name}: ")
+            + f"IOU excess over noise {_ci(iou.excess, low, high)} "
             f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
             f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
-        )
+        )  # fmt: skip
         lines.append(
             f"    fidelity: exact-k {H.fmt(f.exact_k_rate, 2)}, out-of-catalog "
             f"{H.fmt(f.out_of_catalog_rate, 2)}, duplicates {H.fmt(f.duplicate_rate, 2)}, "
