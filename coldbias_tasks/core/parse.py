@@ -47,7 +47,9 @@ B, C"). Structured answers are read as lists: JSON (an array of strings or of ob
 "recommendations", fenced or not) and HTML lists (``<ol>/<ul>`` with ``<li>``); their syntax is
 never an entry. Full-width digits and CJK list markers and quotes are read like their ASCII
 forms. Repeats of an already listed item go to ``duplicates``. Parsing stops once ``k`` unique
-items are found. Text inside ``<think>…</think>`` is ignored.
+items are found. Text inside ``<think>…</think>`` is ignored. Invisible and control characters
+(BOM, zero-width spaces, bidi marks, NUL, ESC…) are removed before anything else
+(:func:`~coldbias_tasks.core.answer_text.strip_invisible`), so they change no item.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from rapidfuzz import fuzz, process
+
+from coldbias_tasks.core.answer_text import strip_invisible
 
 __all__ = [
     "ARTIST_TITLE_CUTOFF",
@@ -1056,7 +1060,7 @@ def parse_ranking(
     if not isinstance(text, str) or k <= 0 or not catalog:
         return Ranking(items=())
     matcher = _Matcher(build_index(catalog, aliases))
-    text = _strip_reasoning(text[:MAX_ANSWER_CHARS])
+    text = _strip_reasoning(strip_invisible(text[:MAX_ANSWER_CHARS]))
     structured = _structured_lines(text)
     raw_lines = structured if structured is not None else text.splitlines()
     jsonish = structured is None and any(

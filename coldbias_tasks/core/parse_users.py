@@ -21,7 +21,8 @@ least two parts are recognisable entries. JSON arrays of numbers, phrases or obj
 "user" / "candidate" / "number" / "phrase" field (also under one key such as "ranking", also in
 ```json fences) are read element by element. Text inside ``<think>…</think>`` is ignored, as is
 everything after an unclosed ``<think>`` and everything before a ``</think>`` whose opening was
-in the prompt. Answers are cut to :data:`MAX_TEXT_CHARS` characters, lines to
+in the prompt. Invisible and control characters (BOM, zero-width spaces, bidi marks, NUL,
+ESC…) are removed first. Answers are cut to :data:`MAX_TEXT_CHARS` characters, lines to
 :data:`MAX_LINE_CHARS`.
 
 **Phrase matching**, on a key that ignores case, accents (but not Japanese voicing marks),
@@ -59,6 +60,8 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from coldbias_tasks.core.answer_text import strip_invisible
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "UserRanking", "parse_user_ranking"]
 
@@ -377,7 +380,6 @@ _TABLE_RULE = re.compile(r"^:?-{2,}:?$")
 _CIRCLED = re.compile("(?m)^([ \t]*)([\u2460-\u2473])")
 _HTML_ITEM = re.compile(r"<\s*li\b[^<>]{0,200}>", re.I)
 _HTML_BREAK = re.compile(r"<\s*/?\s*(?:ol|ul|li|p|br|div)\b[^<>]{0,200}>", re.I)
-_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _THINK_TAG = re.compile(r"<\s*(/?)\s*think\b[^<>]{0,200}>", re.I)
 _FENCE = re.compile(r"```[^\n`]{0,40}\n(.*?)(?:```|\Z)", re.S)
 _JSON_START = re.compile(r"(?m)^[ \t]*[\[{]")
@@ -676,10 +678,9 @@ def _entries(text: str, parser: _Parser) -> Iterator[tuple[str, int | None]]:
 
 
 def _prepare(text: str) -> str:
-    text = _strip_think(text[:MAX_RAW_CHARS])[:MAX_TEXT_CHARS]
+    text = _strip_think(strip_invisible(text[:MAX_RAW_CHARS]))[:MAX_TEXT_CHARS]
     text = _CIRCLED.sub(lambda m: f"{m.group(1)}{ord(m.group(2)) - 0x245F}. ", text)
     text = unicodedata.normalize("NFKC", text)[:MAX_TEXT_CHARS]
-    text = _INVISIBLE.sub("", text)
     if "<" in text:
         text = _HTML_BREAK.sub("\n", _HTML_ITEM.sub("\n- ", text))
     return text
