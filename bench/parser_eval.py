@@ -3,48 +3,37 @@
     python bench/parser_eval.py
 
 Prints: cases fully correct, false matches (items returned that the case does not expect) and
-missed items, for the shipped cutoff and a sweep of cutoffs (over ``CASES`` and
-``EXTRA_CASES`` of tests/parse_cases.py); the Wikidata false-match sweep, bare and formatted
-(with year, with director); then answers per second for realistic 20-line answers against the
-500-item movie catalog on one core (CPU time of this process), and the same for the music and
-college catalogs (songs as '"Title" by Artist' with wrong artists, colleges with abbreviations
-and native names).
+missed items, for the shipped cutoff and a sweep of cutoffs (over the cases of
+tests/data/parse_cases/, ``CASES`` and ``EXTRA_CASES`` of the tests); the Wikidata false-match
+sweep, bare and formatted (with year, with director); then answers per second for realistic
+20-line answers against the 500-item movie catalog on one core (CPU time of this process), and
+the same for the music and college catalogs (songs as '"Title" by Artist' with wrong artists,
+colleges with abbreviations and native names).
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.parse_cases
-
 from coldbias_tasks.core import parse
 from coldbias_tasks.core.catalog import load_catalog
-from tests.parse_cases import (
-    CASES,
-    COLLEGES,
-    EXTRA_CASES,
-    MOVIES,
-    SONGS,
-    USER_COLLEGES,
-    USER_FILMS,
-    USER_SONGS,
-)
+from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.yamlio import load_yaml
 
-CATALOGS = {
-    "movies": MOVIES,
-    "songs": SONGS,
-    "colleges": COLLEGES,
-    "user_colleges": USER_COLLEGES,
-    "user_songs": USER_SONGS,
-    "user_films": USER_FILMS,
-}
+#: The hand-written cases (the data files tests/parse_cases.py loads for the tests).
+CASE_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "parse_cases"
+CATALOGS: dict[str, list[str]] = load_yaml(CASE_DATA / "catalogs.yaml", ColdbiasError)
+CASES: list[dict] = [
+    case
+    for stem in ("cases", "extra_cases")
+    for case in load_yaml(CASE_DATA / f"{stem}.yaml", ColdbiasError)
+]
 
 
 def _catalog(name: str) -> tuple[str, ...]:
-    return CATALOGS[name] if name in CATALOGS else load_catalog(name).titles
+    return tuple(CATALOGS[name]) if name in CATALOGS else load_catalog(name).titles
 
 
 def score(cutoff: float) -> tuple[int, int, int]:
@@ -52,16 +41,16 @@ def score(cutoff: float) -> tuple[int, int, int]:
     parse.FUZZY_CUTOFF = cutoff
     parse._cached_index.cache_clear()
     correct = false = missed = 0
-    for case in CASES + EXTRA_CASES:
-        catalog = _catalog(case.catalog)
-        got = parse.parse_ranking(case.answer, catalog, case.k)
+    for case in CASES:
+        catalog = _catalog(case["catalog"])
+        got = parse.parse_ranking(case["answer"], catalog, case["k"])
         titles = [catalog[i] for i in got.items]
-        false += sum(1 for t in titles if t not in case.expected)
-        missed += sum(1 for t in case.expected if t not in titles)
+        false += sum(1 for t in titles if t not in case["expected"])
+        missed += sum(1 for t in case["expected"] if t not in titles)
         correct += (
-            titles == list(case.expected)
-            and len(got.out_of_catalog) == case.n_out_of_catalog
-            and len(got.duplicates) == case.n_duplicates
+            titles == case["expected"]
+            and len(got.out_of_catalog) == case["n_out_of_catalog"]
+            and len(got.duplicates) == case["n_duplicates"]
         )
     return correct, false, missed
 
@@ -175,7 +164,7 @@ def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
 
 if __name__ == "__main__":
     shipped = parse.FUZZY_CUTOFF
-    print(f"{len(CASES) + len(EXTRA_CASES)} hand-written answers")
+    print(f"{len(CASES)} hand-written answers")
     print("cutoff  fully-correct  false-matches  missed-items  wikidata-matches")
     for cutoff in (70.0, 75.0, 80.0, 85.0, shipped, 90.0, 95.0, 100.0):
         correct, false, missed = score(cutoff)

@@ -78,7 +78,7 @@ __all__ = [
     "parse_ranking",
 ]
 
-#: Minimum rapidfuzz ratio (0–100) for a fuzzy match; chosen on tests/parse_cases.py, see README.
+#: Minimum rapidfuzz ratio (0–100) for a fuzzy match; chosen on tests/data/parse_cases/, see README.
 FUZZY_CUTOFF = 88.0
 #: Minimum ratio between song titles when the answer's artist is exactly a catalog artist.
 ARTIST_TITLE_CUTOFF = 85.0
