@@ -17,8 +17,9 @@ import random
 import time
 from pathlib import Path
 
-from coldbias_tasks.core import parse
+from coldbias_tasks.core import parse, title_match
 from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.catalog_index import clear_caches, normalized_key
 from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.yamlio import load_yaml
 
@@ -38,8 +39,8 @@ def _catalog(name: str) -> tuple[str, ...]:
 
 def score(cutoff: float) -> tuple[int, int, int]:
     """(cases fully correct, false matches, missed expected items) at ``cutoff``."""
-    parse.FUZZY_CUTOFF = cutoff
-    parse._cached_index.cache_clear()
+    title_match.FUZZY_CUTOFF = cutoff
+    clear_caches()
     correct = false = missed = 0
     for case in CASES:
         catalog = _catalog(case["catalog"])
@@ -77,12 +78,12 @@ def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, s
     except ImportError:
         return None
     titles = load_catalog("movie").titles
-    keys = {parse.normalized_key(t) for t in titles}
+    keys = {normalized_key(t) for t in titles}
     with sqlite3.connect(movie_path) as con:
         rows = con.execute("SELECT Title, Year, Director FROM omdb").fetchall()
     films: dict[str, tuple[str, str]] = {}
     for title, year, director in rows:
-        if title and parse.normalized_key(title) not in keys:
+        if title and normalized_key(title) not in keys:
             first = (director or "").split(",")[0].strip() or "Unknown"
             films.setdefault(title, (str(year or ""), first))
     hits = []
@@ -95,7 +96,7 @@ def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, s
 
 
 def _time(answers: list[str], titles: tuple[str, ...]) -> float:
-    parse._cached_index.cache_clear()
+    clear_caches()
     parse.parse_ranking("warm up", titles, 20)
     start = time.process_time()  # CPU time: other processes on the machine do not count
     for answer in answers:
@@ -163,7 +164,7 @@ def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    shipped = parse.FUZZY_CUTOFF
+    shipped = title_match.FUZZY_CUTOFF
     print(f"{len(CASES)} hand-written answers")
     print("cutoff  fully-correct  false-matches  missed-items  wikidata-matches")
     for cutoff in (70.0, 75.0, 80.0, 85.0, shipped, 90.0, 95.0, 100.0):
@@ -172,8 +173,8 @@ if __name__ == "__main__":
         wiki_hits = "n/a" if wiki is None else str(len(wiki[1]))
         mark = "  <- shipped" if cutoff == shipped else ""
         print(f"{cutoff:6.1f}  {correct:13d}  {false:13d}  {missed:12d}  {wiki_hits:>16}{mark}")
-    parse.FUZZY_CUTOFF = shipped
-    parse._cached_index.cache_clear()
+    title_match.FUZZY_CUTOFF = shipped
+    clear_caches()
     wikidata = wikidata_false_matches()
     if wikidata is not None:
         n_titles, hits = wikidata
