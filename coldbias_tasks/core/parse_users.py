@@ -29,7 +29,10 @@ ESC…) are removed first. Answers are cut to :data:`MAX_TEXT_CHARS` characters,
 punctuation, markdown, quotes and a leading article, then by containment of a candidate's
 whole phrase; no fuzzy matching.
 
-**Decided, never guessed.** A number must be in ``1..len(candidates)``; a number and a phrase on
+**Decided, never guessed.** Only the numbers of the shown users are read: a number must be in
+``1..len(candidates)`` and written as shown (not "-3", "3.5", "0013", "1000"), and a number
+inside markup or code ("<script>alert(1);</script>", "javascript:f(2)", "x = g(3);") is no
+user number (inert formatting such as "<b>" or "</td>" is no code); a number and a phrase on
 one entry must name the same user; a phrase matching two candidates equally ("a girl or a boy",
 two candidates with the same key) is ambiguous. Such entries go to ``invalid``, as do list
 entries naming nobody. No fuzzy matching: "girls", "Black" or "teenager" name nobody. One
@@ -65,6 +68,7 @@ from coldbias_tasks.core.user_match import (
     candidate_index,
     clean_entry,
     decode_entry,
+    is_code,
 )
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "UserRanking", "parse_user_ranking"]
@@ -199,28 +203,30 @@ def _parts(text: str) -> list[str]:
 class _Parser:
     def __init__(self, index: CandidateIndex) -> None:
         self.index = index
-        self.memo: dict[tuple[str, bool], tuple[int | None, int]] = {}
+        self.memo: dict[tuple[str, bool, str | None], tuple[int | None, int]] = {}
 
-    def decode(self, text: str, contain: bool) -> tuple[int | None, int]:
-        memo_key = (text, contain)
+    def decode(self, text: str, contain: bool, line: str | None = None) -> tuple[int | None, int]:
+        """(candidate, BAD or None; level) of ``text``, a part of ``line`` if given."""
+        memo_key = (text, contain, line)
         if memo_key not in self.memo:
-            self.memo[memo_key] = decode_entry(text, self.index, contain)
+            self.memo[memo_key] = decode_entry(text, self.index, contain, line)
         return self.memo[memo_key]
 
-    def part(self, text: str) -> tuple[int | None, int]:
-        """A part of a one-line list: its own marker removed, leading "and"/"then" too."""
+    def part(self, text: str, line: str) -> tuple[int | None, int]:
+        """A part of the one-line list ``line``: its own marker removed, leading "and"/"then"
+        too."""
         text = _CONNECTOR.sub("", clean_entry(text))
         m = _RANK.match(text) or _BULLET.match(text)
         if m and HAS_WORD.search(clean_entry(text[m.end() :])):
             text = text[m.end() :]
-        return self.decode(text, contain=False)
+        return self.decode(text, contain=False, line=line)
 
     def as_list(self, text: str) -> list[tuple[str, int | None]] | None:
         """Entries of a one-line list, or None when ``text`` is not one."""
         parts = _parts(text)
         if len(parts) < 2:
             return None
-        decided = [self.part(p) for p in parts]
+        decided = [self.part(p, text) for p in parts]
         if sum(level >= 2 for _, level in decided) < 2:
             return None
         out: list[tuple[str, int | None]] = []
@@ -229,11 +235,11 @@ class _Parser:
                 out.append((part, idx))
                 continue
             pieces = [p for p in _CONJUNCTION.split(_CONNECTOR.sub("", part)) if p.strip()]
-            sub = [self.part(p) for p in pieces] if len(pieces) > 1 else []
+            sub = [self.part(p, text) for p in pieces] if len(pieces) > 1 else []
             if sub and all(level >= 2 for _, level in sub):
                 out.extend((p, i) for p, (i, _) in zip(pieces, sub))
             else:
-                out.append((part, self.decode(_CONNECTOR.sub("", part), contain=True)[0]))
+                out.append((part, self.decode(_CONNECTOR.sub("", part), True, text)[0]))
         return out
 
     def content(self, text: str, marked: bool) -> list[tuple[str, int | None]] | None:
@@ -242,6 +248,8 @@ class _Parser:
         if level == 3:
             return [(text, idx)]
         m = _LEAD_IN.match(clean_entry(text))
+        if m and is_code(m.group(1) + ":"):
+            m = None  # "javascript:alert(2)" is no lead-in announcing user 2
         lead_in = m is not None and self.decode(m.group(1), contain=False)[1] < 2
         if m and lead_in and (listed := self.as_list(m.group(2))) is not None:
             return listed  # "Ranking: 3, 1, 2, 4"

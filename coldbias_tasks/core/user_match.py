@@ -35,6 +35,7 @@ __all__ = [
     "candidate_index",
     "clean_entry",
     "decode_entry",
+    "is_code",
 ]
 
 #: Lines are cut to this many characters (keeps every regex linear-ish).
@@ -181,11 +182,15 @@ _PAIRS = {
 }  # fmt: skip
 _QUOTE_CHARS = "\"'“”‘’«»„「」『』"
 HAS_WORD = re.compile(r"[^\W_]")
+_SIGNED = re.compile(r"^\s*[-\u2212]\d")  # "-3", "−3": a negative number
 
 
 def clean_entry(text: str) -> str:
-    """Without markdown, edge punctuation and wrapping quotes or brackets."""
-    text = _MARKDOWN.sub("", text).strip(_EDGES)
+    """Without markdown, edge punctuation and wrapping quotes or brackets. A minus sign glued
+    to a leading number stays (as "−", so "-3" is no user number: none was shown as "-3")."""
+    text = _MARKDOWN.sub("", text)
+    signed = _SIGNED.match(text) is not None
+    text = text.strip(_EDGES)
     for _ in range(4):
         if len(text) < 2 or text[0] not in _PAIRS or text[-1] != _PAIRS[text[0]]:
             break
@@ -197,7 +202,8 @@ def clean_entry(text: str) -> str:
         text = text[1:]
     if text and text[-1] in _QUOTE_CHARS and text.count(text[-1]) == 1:
         text = text[:-1]
-    return text.strip(_EDGES)
+    text = text.strip(_EDGES)
+    return "\u2212" + text if signed and text[:1].isdigit() else text
 
 
 _HEAD_SEP = re.compile(r"\s+[-–—]+\s+|\s*[–—]+\s*|\s*[:;,(\[|]|、|[.!?。！？](?:\s|$)")
@@ -242,7 +248,35 @@ _KW = (
     r"(?:users?|candidates?|candidat[ae]?|utilisat(?:eur|rice)|usuari[oa]|benutzer|nutzer|"
     r"kandidat|option|ユーザー?|候補者?|用户|用戶|候选人?)"
 )
-_NUM = r"(\d{1,3})(?![\d.,]\d)"
+_NUM = r"(\d{1,3})(?!\d)(?![.,]\d)"  # not "1000" (read "100"), "3.5" or "3,5"
+#: Active markup or code in an entry ("<script>alert(1);</script>", "<img onerror=f(2)>",
+#: "javascript:f(2)", "x = g(3);"): its digits are never read as user numbers. Inert formatting
+#: tags ("<b>", "</td>") are no code.
+_TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w:-]*)\b([^<>]{0,200})>")
+_INERT_TAGS = frozenset(
+    "b i u s em strong small big mark span font sup sub code pre tt kbd samp br hr p div "
+    "li ol ul dl dt dd table thead tbody tfoot tr td th caption center blockquote q del ins "
+    "h1 h2 h3 h4 h5 h6".split()
+)
+_HANDLER = re.compile(r"\bon[a-z]+\s*=|\bstyle\s*=", re.I)
+_SCHEME = re.compile(r"\b(?:javascript|vbscript|data)\s*:", re.I)
+_CALL = re.compile(r"(?<![\w$.])[A-Za-z_$][\w$]*\(")  # "alert(", not "a girl (3)"
+_CODE_SIGN = re.compile(r"[;={}]")
+
+
+def is_code(text: str, line: str | None = None) -> bool:
+    """Active markup (a tag other than inert formatting, or one with an event handler), a
+    script link (``javascript:``), or a call among code signs ("f(2);", "x = g(3)"); the signs
+    may be anywhere on the ``line`` that ``text`` is a part of ("3, alert(4);, 1")."""
+    if "<" in text:
+        for m in _TAG.finditer(text):
+            if m.group(1).lower() not in _INERT_TAGS or _HANDLER.search(m.group(2)):
+                return True
+    if ":" in text and _SCHEME.search(text):
+        return True
+    return bool(_CALL.search(text) and _CODE_SIGN.search(text if line is None else line))
+
+
 _AFTER = r"\s*(?:$|[-–—:;,.!=)\]]\s*(.*))$"
 _KW_LEAD = re.compile(rf"^{_KW}\s*(?:no\.?|n°|#)?\s*{_NUM}\s*(.*)$", re.I | re.S)
 _HASH_LEAD = re.compile(rf"^#\s*{_NUM}\s*(.*)$", re.S)
@@ -257,10 +291,14 @@ _PAREN_TAIL = re.compile(
 _KW_TAIL = re.compile(rf"^(.+?)[\s,:;=–—-]+{_KW}\s*#?\s*{_NUM}{_AFTER}", re.I | re.S)
 
 
-def decode_entry(raw: str, index: CandidateIndex, contain: bool) -> tuple[int | None, int]:
+def decode_entry(
+    raw: str, index: CandidateIndex, contain: bool, line: str | None = None
+) -> tuple[int | None, int]:
     """(candidate, BAD or None; level) of one entry's text (list marker removed). Level 3: the
     whole text is a number and/or an exact phrase; 2: recognised with commentary; 1: named by
-    containment only; 0: names nobody."""
+    containment only; 0: names nobody. A number in markup or code (:func:`is_code`; ``line``:
+    the line that ``raw`` is a part of) is never read as a user number: such an entry is
+    invalid (BAD) unless a phrase alone names a user."""
     text = clean_entry(raw)
     if not HAS_WORD.search(text):
         return None, 0
@@ -291,6 +329,8 @@ def decode_entry(raw: str, index: CandidateIndex, contain: bool) -> tuple[int | 
     if weak and found is None:  # "3 users would love it" is not user 3
         return _resolve(text, index, contain, contain_all=contain)
     level = 3 if not clean_entry(phrase) or level == 3 else 2
+    if is_code(raw, line):  # "<script>alert(1);</script>": no shown user number
+        return BAD, level
     if not 1 <= number <= index.n or found == BAD:
         return BAD, level
     if found is not None and found != number - 1:
