@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from coldbias_tasks.core import parse  # noqa: E402
+from coldbias_tasks.core import answers, catalog_index  # noqa: E402
 from coldbias_tasks.core.aggregate import summarize_group  # noqa: E402
 from coldbias_tasks.core.catalog import Catalog, load_catalog  # noqa: E402
 from coldbias_tasks.core.personas import load_personas  # noqa: E402
@@ -163,9 +163,8 @@ def make_answers(docs: dict[str, list[dict]]) -> dict[str, list[str]]:
 
 def clear_caches() -> None:
     """Forget parser indexes, memos, normalized strings and cached summaries (a fresh process)."""
-    parse._cached_index.cache_clear()
-    parse._normalize.cache_clear()
-    harness._shown_view.cache_clear()
+    catalog_index.clear_caches()
+    answers._shown_view.cache_clear()
     summaries = getattr(harness, "_SUMMARIES", None)
     if summaries is not None:
         summaries.clear()

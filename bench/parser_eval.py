@@ -3,65 +3,55 @@
     python bench/parser_eval.py
 
 Prints: cases fully correct, false matches (items returned that the case does not expect) and
-missed items, for the shipped cutoff and a sweep of cutoffs (over ``CASES`` and
-``EXTRA_CASES`` of tests/parse_cases.py); the Wikidata false-match sweep, bare and formatted
-(with year, with director); then answers per second for realistic 20-line answers against the
-500-item movie catalog on one core (CPU time of this process), and the same for the music and
-college catalogs (songs as '"Title" by Artist' with wrong artists, colleges with abbreviations
-and native names).
+missed items, for the shipped cutoff and a sweep of cutoffs (over the cases of
+tests/data/parse_cases/, ``CASES`` and ``EXTRA_CASES`` of the tests); the Wikidata false-match
+sweep, bare and formatted (with year, with director); then answers per second for realistic
+20-line answers against the 500-item movie catalog on one core (CPU time of this process), and
+the same for the music and college catalogs (songs as '"Title" by Artist' with wrong artists,
+colleges with abbreviations and native names).
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.parse_cases
-
-from coldbias_tasks.core import parse
+from coldbias_tasks.core import parse, title_match
 from coldbias_tasks.core.catalog import load_catalog
-from tests.parse_cases import (
-    CASES,
-    COLLEGES,
-    EXTRA_CASES,
-    MOVIES,
-    SONGS,
-    USER_COLLEGES,
-    USER_FILMS,
-    USER_SONGS,
-)
+from coldbias_tasks.core.catalog_index import clear_caches, normalized_key
+from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.yamlio import load_yaml
 
-CATALOGS = {
-    "movies": MOVIES,
-    "songs": SONGS,
-    "colleges": COLLEGES,
-    "user_colleges": USER_COLLEGES,
-    "user_songs": USER_SONGS,
-    "user_films": USER_FILMS,
-}
+#: The hand-written cases (the data files tests/parse_cases.py loads for the tests).
+CASE_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "parse_cases"
+CATALOGS: dict[str, list[str]] = load_yaml(CASE_DATA / "catalogs.yaml", ColdbiasError)
+CASES: list[dict] = [
+    case
+    for stem in ("cases", "extra_cases")
+    for case in load_yaml(CASE_DATA / f"{stem}.yaml", ColdbiasError)
+]
 
 
 def _catalog(name: str) -> tuple[str, ...]:
-    return CATALOGS[name] if name in CATALOGS else load_catalog(name).titles
+    return tuple(CATALOGS[name]) if name in CATALOGS else load_catalog(name).titles
 
 
 def score(cutoff: float) -> tuple[int, int, int]:
     """(cases fully correct, false matches, missed expected items) at ``cutoff``."""
-    parse.FUZZY_CUTOFF = cutoff
-    parse._cached_index.cache_clear()
+    title_match.FUZZY_CUTOFF = cutoff
+    clear_caches()
     correct = false = missed = 0
-    for case in CASES + EXTRA_CASES:
-        catalog = _catalog(case.catalog)
-        got = parse.parse_ranking(case.answer, catalog, case.k)
+    for case in CASES:
+        catalog = _catalog(case["catalog"])
+        got = parse.parse_ranking(case["answer"], catalog, case["k"])
         titles = [catalog[i] for i in got.items]
-        false += sum(1 for t in titles if t not in case.expected)
-        missed += sum(1 for t in case.expected if t not in titles)
+        false += sum(1 for t in titles if t not in case["expected"])
+        missed += sum(1 for t in case["expected"] if t not in titles)
         correct += (
-            titles == list(case.expected)
-            and len(got.out_of_catalog) == case.n_out_of_catalog
-            and len(got.duplicates) == case.n_duplicates
+            titles == case["expected"]
+            and len(got.out_of_catalog) == case["n_out_of_catalog"]
+            and len(got.duplicates) == case["n_duplicates"]
         )
     return correct, false, missed
 
@@ -88,12 +78,12 @@ def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, s
     except ImportError:
         return None
     titles = load_catalog("movie").titles
-    keys = {parse.normalized_key(t) for t in titles}
+    keys = {normalized_key(t) for t in titles}
     with sqlite3.connect(movie_path) as con:
         rows = con.execute("SELECT Title, Year, Director FROM omdb").fetchall()
     films: dict[str, tuple[str, str]] = {}
     for title, year, director in rows:
-        if title and parse.normalized_key(title) not in keys:
+        if title and normalized_key(title) not in keys:
             first = (director or "").split(",")[0].strip() or "Unknown"
             films.setdefault(title, (str(year or ""), first))
     hits = []
@@ -106,7 +96,7 @@ def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, s
 
 
 def _time(answers: list[str], titles: tuple[str, ...]) -> float:
-    parse._cached_index.cache_clear()
+    clear_caches()
     parse.parse_ranking("warm up", titles, 20)
     start = time.process_time()  # CPU time: other processes on the machine do not count
     for answer in answers:
@@ -174,8 +164,8 @@ def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    shipped = parse.FUZZY_CUTOFF
-    print(f"{len(CASES) + len(EXTRA_CASES)} hand-written answers")
+    shipped = title_match.FUZZY_CUTOFF
+    print(f"{len(CASES)} hand-written answers")
     print("cutoff  fully-correct  false-matches  missed-items  wikidata-matches")
     for cutoff in (70.0, 75.0, 80.0, 85.0, shipped, 90.0, 95.0, 100.0):
         correct, false, missed = score(cutoff)
@@ -183,8 +173,8 @@ if __name__ == "__main__":
         wiki_hits = "n/a" if wiki is None else str(len(wiki[1]))
         mark = "  <- shipped" if cutoff == shipped else ""
         print(f"{cutoff:6.1f}  {correct:13d}  {false:13d}  {missed:12d}  {wiki_hits:>16}{mark}")
-    parse.FUZZY_CUTOFF = shipped
-    parse._cached_index.cache_clear()
+    title_match.FUZZY_CUTOFF = shipped
+    clear_caches()
     wikidata = wikidata_false_matches()
     if wikidata is not None:
         n_titles, hits = wikidata

@@ -13,8 +13,8 @@ import pytest
 from datasets import Dataset, load_dataset
 
 from coldbias_tasks.core.catalog import load_catalog, western_rule
+from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.parse import normalized_key
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import DOMAINS
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.parse import build_index, normalize, parse_ranking
+from coldbias_tasks.core.catalog_index import build_index, normalize
+from coldbias_tasks.core.parse import parse_ranking
 from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS, ParseCase
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}

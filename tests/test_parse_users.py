@@ -378,3 +378,70 @@ def test_list_like_text_never_raises_or_invents(pieces: list[str], group: str) -
         lowered = text.casefold()
         for i in got.order:
             assert candidates[i].casefold().split()[-1] in lowered
+
+
+# --- only the numbers of the shown users are read (hostile answers) ---------------------------
+
+#: Entries whose digits are not a shown user's number: code, markup, signed, decimal or out of
+#: the shown range 1..4. Each is counted as invalid, none ranks a user.
+NOT_USER_NUMBERS = [
+    "<script>alert(1);</script>",
+    "<script>3</script>",
+    '<img src=x onerror="alert(2)">',
+    '<span onclick="go(3)">3</span>',
+    "javascript:alert(2)",
+    "alert(4);",
+    "x = f(2);",
+    "onerror=alert(1)",
+    "-3",
+    "−2",
+    "3.5",
+    "0",
+    "5",
+    "User 9",
+    "User 1000",
+    "User 0013",
+    "#12",
+    "a girl (7)",
+]
+
+
+@pytest.mark.parametrize("entry", NOT_USER_NUMBERS)
+def test_a_number_that_was_not_shown_is_never_read(entry: str) -> None:
+    for answer in (f"1. {entry}", f"- {entry}", f"1. a boy\n2. {entry}"):
+        got = parse_user_ranking(answer, GENDER)
+        assert set(got.order) <= {0}, (answer, got)
+        assert len(got.invalid) == 1, (answer, got)  # counted, never dropped
+    unmarked = parse_user_ranking(f"{entry}\n1. a boy", GENDER)
+    assert unmarked.order == (0,), unmarked
+    one_line = parse_user_ranking(f"3, {entry}, 1", GENDER)
+    assert one_line.order == (2, 0) and len(one_line.invalid) >= 1, one_line
+
+
+def test_script_lines_are_counted_as_invalid() -> None:
+    answer = "\n".join(f"{i}. <script>alert({i});</script>" for i in range(1, 5))
+    got = parse_user_ranking(answer, GENDER)
+    assert got.order == () and len(got.invalid) == 4 and got.n_entries == 4
+
+
+def test_markup_around_a_phrase_still_names_the_user() -> None:
+    got = parse_user_ranking(
+        "1. <b>a girl</b>\n2. User 1</td>\n3. <script>x</script> a male", GENDER
+    )
+    assert got.order == (2, 0, 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shown=st.lists(st.sampled_from(GENDER), min_size=0, max_size=4),
+    code=st.sampled_from(NOT_USER_NUMBERS[:8]),
+    position=st.integers(0, 4),
+)
+def test_code_lines_never_add_a_ranked_user(shown: list[str], code: str, position: int) -> None:
+    lines = [f"- {phrase}" for phrase in shown]
+    plain = parse_user_ranking("\n".join(lines), GENDER)
+    lines.insert(min(position, len(lines)), f"- {code}")
+    hostile = parse_user_ranking("\n".join(lines), GENDER)
+    assert hostile.order == plain.order
+    counted = position < len(shown) or len(plain.order) < 4  # not after every user is ranked
+    assert hostile.invalid == plain.invalid + ((code,) if counted else ())

@@ -21,24 +21,18 @@ least two parts are recognisable entries. JSON arrays of numbers, phrases or obj
 "user" / "candidate" / "number" / "phrase" field (also under one key such as "ranking", also in
 ```json fences) are read element by element. Text inside ``<think>…</think>`` is ignored, as is
 everything after an unclosed ``<think>`` and everything before a ``</think>`` whose opening was
-in the prompt. Answers are cut to :data:`MAX_TEXT_CHARS` characters, lines to
+in the prompt. Invisible and control characters (BOM, zero-width spaces, bidi marks, NUL,
+ESC…) are removed first. Answers are cut to :data:`MAX_TEXT_CHARS` characters, lines to
 :data:`MAX_LINE_CHARS`.
 
-**Phrase matching**, on a key that ignores case, accents (but not Japanese voicing marks),
-punctuation, markdown, quotes and a leading article (a/an/the, un/une/le/la/l'/les, der/die/das,
-el/la…; "girl" = "a girl", "The child of a doctor" = "the child of a doctor"), Japanese and
-Chinese characters counting as one word each:
+**Phrase matching** (``core/user_match.py``): exact on a key that ignores case, accents,
+punctuation, markdown, quotes and a leading article, then by containment of a candidate's
+whole phrase; no fuzzy matching.
 
-1. exact: the entry, else a head of it (the text before " - ", "–", ":", ",", "(", ". " …, so
-   "a girl – she would love the story" is "a girl"), else a bold or quoted part of it;
-2. containment: the only candidate whose phrase occurs as whole words in the entry's head (or,
-   for an entry without a number whose head names nobody, in the whole entry). Longest match
-   first: a phrase found only inside a longer candidate's phrase does not count ("a female
-   American" is not "a female"). "female" never contains "male" (whole words only). An entry
-   that also carries a content word of only another candidate names two users ("a Black or a
-   White person", "a girl who likes boy bands") and is ambiguous.
-
-**Decided, never guessed.** A number must be in ``1..len(candidates)``; a number and a phrase on
+**Decided, never guessed.** Only the numbers of the shown users are read: a number must be in
+``1..len(candidates)`` and written as shown (not "-3", "3.5", "0013", "1000"), and a number
+inside markup or code ("<script>alert(1);</script>", "javascript:f(2)", "x = g(3);") is no
+user number (inert formatting such as "<b>" or "</td>" is no code); a number and a phrase on
 one entry must name the same user; a phrase matching two candidates equally ("a girl or a boy",
 two candidates with the same key) is ambiguous. Such entries go to ``invalid``, as do list
 entries naming nobody. No fuzzy matching: "girls", "Black" or "teenager" name nobody. One
@@ -58,7 +52,24 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+
+from coldbias_tasks.core.answer_text import (
+    break_html_lists,
+    json_values,
+    strip_invisible,
+    strip_reasoning,
+)
+from coldbias_tasks.core.user_match import (
+    BAD,
+    BARE_NUMBER,
+    HAS_WORD,
+    MAX_LINE_CHARS,
+    CandidateIndex,
+    candidate_index,
+    clean_entry,
+    decode_entry,
+    is_code,
+)
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "UserRanking", "parse_user_ranking"]
 
@@ -66,12 +77,8 @@ __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "UserRanking", "parse_user_rankin
 MAX_TEXT_CHARS = 50_000
 #: Raw answers (with reasoning) are cut to this many characters before ``<think>`` is removed.
 MAX_RAW_CHARS = 1_000_000
-#: Lines are cut to this many characters (keeps every regex linear-ish).
-MAX_LINE_CHARS = 1_000
 #: A one-line list is split into at most this many parts.
 MAX_PARTS = 200
-
-_BAD = -1  # an entry that is decided invalid (conflict, out of range, ambiguous)
 
 
 @dataclass(frozen=True)
@@ -99,259 +106,6 @@ class UserRanking:
         )
 
 
-# --- normalisation ------------------------------------------------------------------------------
-
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3005\u3006"
-_TOKEN = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
-_NON_WORD = re.compile(r"[\W_]+")
-_ACCENTS = re.compile("[\u0300-\u036f]+")
-_ARTICLES = frozenset(
-    "a an the un une le la les l des du ein eine einen einem einer der die das den dem "
-    "el los las unos unas il lo gli uno".split()
-)
-
-
-@lru_cache(maxsize=1 << 15)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Lowercase, accent-free words; each Japanese / Chinese / Korean character is a word."""
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
-    text = unicodedata.normalize("NFC", _ACCENTS.sub("", text)).casefold()
-    return tuple(_TOKEN.findall(_NON_WORD.sub(" ", text)))
-
-
-#: Words never taken as naming a candidate on their own (see :func:`_contained`).
-_FUNCTION_WORDS = _ARTICLES | frozenset(
-    "of on in at to is are who whose which that this with for and or by from "
-    "de d qui dont est et ou en au aux a à von zu und oder ist mit y o que con".split()
-)
-
-
-_HIRAGANA = re.compile("[\u3040-\u309f]")  # Japanese particles and endings, not content words
-
-
-def _strip_article(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    return tokens[1:] if len(tokens) > 1 and tokens[0] in _ARTICLES else tokens
-
-
-def _key(text: str) -> str:
-    return " ".join(_strip_article(_tokens(text)))
-
-
-@dataclass(frozen=True)
-class _Index:
-    n: int
-    exact: dict[str, int]  # phrase key → candidate index, or _BAD when two candidates share it
-    starts: dict[str, tuple[tuple[tuple[str, ...], int], ...]]  # first word → (words, index)
-    longest: int
-    distinct: dict[str, int]  # a content word of exactly one candidate → that candidate
-
-
-def _build_index(candidates: tuple[object, ...]) -> _Index:
-    exact: dict[str, int] = {}
-    words: dict[str, tuple[str, ...]] = {}
-    for i, phrase in enumerate(candidates):
-        if not isinstance(phrase, str):
-            continue
-        tokens = _strip_article(_tokens(phrase[:MAX_LINE_CHARS]))
-        if not tokens:
-            continue
-        key = " ".join(tokens)
-        exact[key] = _BAD if key in exact else i
-        words[key] = tokens
-    starts: dict[str, list[tuple[tuple[str, ...], int]]] = {}
-    for key, tokens in words.items():
-        starts.setdefault(tokens[0], []).append((tokens, exact[key]))
-    longest = max((len(t) for t in words.values()), default=0)
-    owners: dict[str, set[int]] = {}
-    for key, tokens in words.items():
-        for token in tokens:
-            owners.setdefault(token, set()).add(exact[key])
-    distinct = {
-        t: next(iter(o))
-        for t, o in owners.items()
-        if len(o) == 1 and _BAD not in o and t not in _FUNCTION_WORDS and not _HIRAGANA.match(t)
-    }
-    return _Index(
-        len(candidates), exact, {k: tuple(v) for k, v in starts.items()}, longest, distinct
-    )
-
-
-@lru_cache(maxsize=256)
-def _cached_index(candidates: tuple[str, ...]) -> _Index:
-    return _build_index(candidates)
-
-
-def _index(candidates: tuple[object, ...]) -> _Index:
-    if all(isinstance(c, str) for c in candidates):
-        return _cached_index(candidates)  # type: ignore[arg-type]
-    return _build_index(candidates)
-
-
-def _contained(tokens: tuple[str, ...], index: _Index) -> int | None:
-    """The only candidate whose words occur in ``tokens`` (longest match first), _BAD when
-    two do, None when none does."""
-    hits: list[tuple[int, int, int]] = []  # (start, end, candidate)
-    for i, token in enumerate(tokens):
-        for words, idx in index.starts.get(token, ()):
-            if tokens[i : i + len(words)] == words:
-                hits.append((i, i + len(words), idx))
-    found = {idx for _, _, idx in hits}
-    if _BAD in found:
-        return _BAD
-    if len(found) <= 1:
-        return _check_others(tokens, found.pop(), index) if found else None
-    by_start: dict[int, list[tuple[int, int]]] = {}
-    for start, end, idx in hits:
-        by_start.setdefault(start, []).append((end, idx))
-    kept = set()
-    for start, end, idx in hits:
-        nested = any(
-            s <= start and end <= e and e - s > end - start and other != idx
-            for s in range(max(0, start - index.longest), start + 1)
-            for e, other in by_start.get(s, ())
-        )
-        if not nested:
-            kept.add(idx)
-    if len(kept) != 1 or _BAD in kept:
-        return _BAD
-    return _check_others(tokens, kept.pop(), index)
-
-
-def _check_others(tokens: tuple[str, ...], found: int, index: _Index) -> int:
-    """_BAD when ``tokens`` also carry a word of only another candidate ("a Black or a White
-    person" names two users, though only "white person" occurs whole)."""
-    for token in tokens:
-        other = index.distinct.get(token)
-        if other is not None and other != found:
-            return _BAD
-    return found
-
-
-# --- entry text ---------------------------------------------------------------------------------
-
-_MARKDOWN = re.compile(r"\*\*|__|[*`~]|(?<!\w)_|_(?!\w)")
-_EDGES = " \t.,;:!?。、・-–—=>"
-_PAIRS = {
-    "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "“": "”", "„": "“", "«": "»",
-    "「": "」", "『": "』", "‘": "’", "<": ">", "【": "】",
-}  # fmt: skip
-_QUOTE_CHARS = "\"'“”‘’«»„「」『』"
-_HAS_WORD = re.compile(r"[^\W_]")
-
-
-def _clean(text: str) -> str:
-    """Without markdown, edge punctuation and wrapping quotes or brackets."""
-    text = _MARKDOWN.sub("", text).strip(_EDGES)
-    for _ in range(4):
-        if len(text) < 2 or text[0] not in _PAIRS or text[-1] != _PAIRS[text[0]]:
-            break
-        inner = text[1:-1]
-        if text[0] in inner or _PAIRS[text[0]] in inner:
-            break
-        text = inner.strip(_EDGES)
-    if text and text[0] in _QUOTE_CHARS and text.count(text[0]) == 1:
-        text = text[1:]
-    if text and text[-1] in _QUOTE_CHARS and text.count(text[-1]) == 1:
-        text = text[:-1]
-    return text.strip(_EDGES)
-
-
-_HEAD_SEP = re.compile(r"\s+[-–—]+\s+|\s*[–—]+\s*|\s*[:;,(\[|]|、|[.!?。！？](?:\s|$)")
-_EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__|[\"“„«「『]([^\"“”«»„「」『』]+)[\"”“»」』]")
-
-
-def _resolve(raw: str, index: _Index, contain: bool, contain_all: bool) -> tuple[int | None, int]:
-    """(candidate, _BAD or None; level) of a phrase: level 3 exact, 2 exact head or emphasis,
-    1 containment, 0 nothing."""
-    text = _clean(raw)
-    if not text:
-        return None, 0
-    exact = index.exact
-    key = _key(text)
-    if key in exact:
-        return exact[key], 3
-    cuts = [m.start() for m in _HEAD_SEP.finditer(text, 1)][:20]
-    for cut in reversed(cuts):
-        key = _key(text[:cut])
-        if key in exact:
-            return exact[key], 2
-    emphasized = set()
-    for m in _EMPHASIS.finditer(raw):
-        key = _key(m.group(1) or m.group(2) or m.group(3) or "")
-        if key in exact:
-            emphasized.add(exact[key])
-    if emphasized:
-        return (emphasized.pop() if len(emphasized) == 1 else _BAD), 2
-    if contain:
-        head = text[: cuts[0]] if cuts else text
-        found = _contained(_tokens(head), index)
-        if found is None and contain_all and cuts:
-            found = _contained(_tokens(text), index)
-        if found is not None:
-            return found, 1
-    return None, 0
-
-
-_KW = (
-    r"(?:users?|candidates?|candidat[ae]?|utilisat(?:eur|rice)|usuari[oa]|benutzer|nutzer|"
-    r"kandidat|option|ユーザー?|候補者?|用户|用戶|候选人?)"
-)
-_NUM = r"(\d{1,3})(?![\d.,]\d)"
-_AFTER = r"\s*(?:$|[-–—:;,.!=)\]]\s*(.*))$"
-_KW_LEAD = re.compile(rf"^{_KW}\s*(?:no\.?|n°|#)?\s*{_NUM}\s*(.*)$", re.I | re.S)
-_HASH_LEAD = re.compile(rf"^#\s*{_NUM}\s*(.*)$", re.S)
-_BARE = re.compile(r"^(\d{1,3})$")
-_PAREN_LEAD = re.compile(rf"^{_NUM}\s*[(\[]([^()\[\]]*)[)\]]\s*(.*)$", re.S)
-_SEP_LEAD = re.compile(rf"^{_NUM}\s*(?:[-–—:=)\]]|\.(?!\d)|、)\s*(.*)$", re.S)
-_SPACE_LEAD = re.compile(rf"^{_NUM}\s+(.+)$", re.S)
-_PAREN_TAIL = re.compile(
-    rf"^(.+?)\s*[(\[]\s*(?:{_KW}\s*)?#?\s*{_NUM}\s*[)\]]\s*(?:$|[-–—:;,.!]\s*(.*))$",
-    re.I | re.S,
-)
-_KW_TAIL = re.compile(rf"^(.+?)[\s,:;=–—-]+{_KW}\s*#?\s*{_NUM}{_AFTER}", re.I | re.S)
-
-
-def _decode(raw: str, index: _Index, contain: bool) -> tuple[int | None, int]:
-    """(candidate, _BAD or None; level) of one entry's text (list marker removed). Level 3: the
-    whole text is a number and/or an exact phrase; 2: recognised with commentary; 1: named by
-    containment only; 0: names nobody."""
-    text = _clean(raw)
-    if not _HAS_WORD.search(text):
-        return None, 0
-    key = _key(text)
-    if key in index.exact:
-        return index.exact[key], 3
-    number: int | None = None
-    phrase = ""
-    weak = False
-    m = _KW_LEAD.match(text) or _HASH_LEAD.match(text)
-    if m:
-        number, phrase = int(m.group(1)), m.group(2)
-    elif m := _BARE.match(text):
-        number = int(m.group(1))
-    elif m := _PAREN_LEAD.match(text):
-        number, phrase = int(m.group(1)), m.group(2)
-        if not _clean(phrase):
-            phrase = m.group(3)
-    elif m := _SEP_LEAD.match(text):
-        number, phrase = int(m.group(1)), m.group(2)
-    elif m := _PAREN_TAIL.match(text) or _KW_TAIL.match(text):
-        number, phrase = int(m.group(2)), m.group(1)
-    elif m := _SPACE_LEAD.match(text):
-        number, phrase, weak = int(m.group(1)), m.group(2), True
-    if number is None:
-        return _resolve(text, index, contain, contain_all=contain)
-    found, level = _resolve(phrase, index, contain=True, contain_all=False)
-    if weak and found is None:  # "3 users would love it" is not user 3
-        return _resolve(text, index, contain, contain_all=contain)
-    level = 3 if not _clean(phrase) or level == 3 else 2
-    if not 1 <= number <= index.n or found == _BAD:
-        return _BAD, level
-    if found is not None and found != number - 1:
-        return _BAD, level  # the number and the phrase name different users
-    return number - 1, level
-
-
 # --- lines --------------------------------------------------------------------------------------
 
 _BULLET = re.compile(r"^(?:[-+•·●▪◦‣・○■□►▶✓✔–—]|\*(?!\*))\s+")
@@ -375,12 +129,6 @@ _QUOTE_PREFIX = re.compile(r"^(?:>\s*)+")
 _MD_OPEN = re.compile(r"^(?:\*\*|__)\s*")
 _TABLE_RULE = re.compile(r"^:?-{2,}:?$")
 _CIRCLED = re.compile("(?m)^([ \t]*)([\u2460-\u2473])")
-_HTML_ITEM = re.compile(r"<\s*li\b[^<>]{0,200}>", re.I)
-_HTML_BREAK = re.compile(r"<\s*/?\s*(?:ol|ul|li|p|br|div)\b[^<>]{0,200}>", re.I)
-_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
-_THINK_TAG = re.compile(r"<\s*(/?)\s*think\b[^<>]{0,200}>", re.I)
-_FENCE = re.compile(r"```[^\n`]{0,40}\n(.*?)(?:```|\Z)", re.S)
-_JSON_START = re.compile(r"(?m)^[ \t]*[\[{]")
 _LIST_SEP = re.compile(r"\s*(?:[,;，；、]|->|=>|[>→⟶⇒➔➜])\s*")
 _CONNECTOR = re.compile(
     r"^(?:(?:and|or|then|followed\s+by|finally|lastly|next|et|puis|enfin|und|dann|y|luego)"
@@ -395,26 +143,6 @@ _PROSE_START = re.compile(
     r"my\b|final|answer|ranking|explanation|reason|in summary|overall|so\b|the ranking)",
     re.I,
 )
-
-
-def _strip_think(text: str) -> str:
-    kept: list[str] = []
-    pos = 0
-    inside = False
-    for m in _THINK_TAG.finditer(text):
-        closing = bool(m.group(1))
-        if not closing and not inside:
-            kept.append(text[pos : m.start()])
-            inside = True
-        elif closing and inside:
-            inside = False
-            pos = m.end()
-        elif closing:  # its opening was in the prompt: all before it is reasoning
-            kept = []
-            pos = m.end()
-    if not inside:
-        kept.append(text[pos:])
-    return "\n".join(kept)
 
 
 @dataclass
@@ -437,11 +165,11 @@ def _split_line(raw: str) -> _Line | None:
         cells = [c for c in cells if c and not _TABLE_RULE.match(c)]
         if not cells:
             return None
-        first = _clean(cells[0])
-        if _BARE.match(first) and len(cells) > 1:
+        first = clean_entry(cells[0])
+        if BARE_NUMBER.match(first) and len(cells) > 1:
             return _Line("rank", " - ".join(cells[1:]), indent)
         return _Line("unmarked", " - ".join(cells), indent)
-    if len(numbers := _parts(stripped)) >= 2 and all(_BARE.match(p) for p in numbers):
+    if len(numbers := _parts(stripped)) >= 2 and all(BARE_NUMBER.match(p) for p in numbers):
         return _Line("unmarked", stripped, indent)  # "3、1、2、4": not a marker "3、"
     text = _QUOTE_PREFIX.sub("", stripped)
     text = _MD_OPEN.sub("", _HEADING.sub("", text))
@@ -451,7 +179,7 @@ def _split_line(raw: str) -> _Line | None:
         kind, rest = "rank", text[m.end() :]
         digits = _DIGIT_MARKER.match(m.group())
         marker_number = int(digits.group(1)) if digits else None
-        if not _HAS_WORD.search(_clean(rest)):  # "3." alone: a bare number
+        if not HAS_WORD.search(clean_entry(rest)):  # "3." alone: a bare number
             number = _MARKER_NUMBER.search(m.group())
             rest = number.group() if number else rest
         text = rest
@@ -463,7 +191,7 @@ def _split_line(raw: str) -> _Line | None:
     result = _Line(kind, text, indent)
     if kind == "rank":
         result.marker_number = marker_number
-    if kind != "rank" and (m := _SEQ_PREFIX.match(_clean(text))):
+    if kind != "rank" and (m := _SEQ_PREFIX.match(clean_entry(text))):
         result.seq_number = int(m.group(1))
     return result
 
@@ -473,30 +201,32 @@ def _parts(text: str) -> list[str]:
 
 
 class _Parser:
-    def __init__(self, index: _Index) -> None:
+    def __init__(self, index: CandidateIndex) -> None:
         self.index = index
-        self.memo: dict[tuple[str, bool], tuple[int | None, int]] = {}
+        self.memo: dict[tuple[str, bool, str | None], tuple[int | None, int]] = {}
 
-    def decode(self, text: str, contain: bool) -> tuple[int | None, int]:
-        memo_key = (text, contain)
+    def decode(self, text: str, contain: bool, line: str | None = None) -> tuple[int | None, int]:
+        """(candidate, BAD or None; level) of ``text``, a part of ``line`` if given."""
+        memo_key = (text, contain, line)
         if memo_key not in self.memo:
-            self.memo[memo_key] = _decode(text, self.index, contain)
+            self.memo[memo_key] = decode_entry(text, self.index, contain, line)
         return self.memo[memo_key]
 
-    def part(self, text: str) -> tuple[int | None, int]:
-        """A part of a one-line list: its own marker removed, leading "and"/"then" too."""
-        text = _CONNECTOR.sub("", _clean(text))
+    def part(self, text: str, line: str) -> tuple[int | None, int]:
+        """A part of the one-line list ``line``: its own marker removed, leading "and"/"then"
+        too."""
+        text = _CONNECTOR.sub("", clean_entry(text))
         m = _RANK.match(text) or _BULLET.match(text)
-        if m and _HAS_WORD.search(_clean(text[m.end() :])):
+        if m and HAS_WORD.search(clean_entry(text[m.end() :])):
             text = text[m.end() :]
-        return self.decode(text, contain=False)
+        return self.decode(text, contain=False, line=line)
 
     def as_list(self, text: str) -> list[tuple[str, int | None]] | None:
         """Entries of a one-line list, or None when ``text`` is not one."""
         parts = _parts(text)
         if len(parts) < 2:
             return None
-        decided = [self.part(p) for p in parts]
+        decided = [self.part(p, text) for p in parts]
         if sum(level >= 2 for _, level in decided) < 2:
             return None
         out: list[tuple[str, int | None]] = []
@@ -505,11 +235,11 @@ class _Parser:
                 out.append((part, idx))
                 continue
             pieces = [p for p in _CONJUNCTION.split(_CONNECTOR.sub("", part)) if p.strip()]
-            sub = [self.part(p) for p in pieces] if len(pieces) > 1 else []
+            sub = [self.part(p, text) for p in pieces] if len(pieces) > 1 else []
             if sub and all(level >= 2 for _, level in sub):
                 out.extend((p, i) for p, (i, _) in zip(pieces, sub))
             else:
-                out.append((part, self.decode(_CONNECTOR.sub("", part), contain=True)[0]))
+                out.append((part, self.decode(_CONNECTOR.sub("", part), True, text)[0]))
         return out
 
     def content(self, text: str, marked: bool) -> list[tuple[str, int | None]] | None:
@@ -517,11 +247,13 @@ class _Parser:
         idx, level = self.decode(text, contain=marked)
         if level == 3:
             return [(text, idx)]
-        m = _LEAD_IN.match(_clean(text))
+        m = _LEAD_IN.match(clean_entry(text))
+        if m and is_code(m.group(1) + ":"):
+            m = None  # "javascript:alert(2)" is no lead-in announcing user 2
         lead_in = m is not None and self.decode(m.group(1), contain=False)[1] < 2
         if m and lead_in and (listed := self.as_list(m.group(2))) is not None:
             return listed  # "Ranking: 3, 1, 2, 4"
-        if (listed := self.as_list(_clean(text))) is not None:
+        if (listed := self.as_list(clean_entry(text))) is not None:
             return listed
         if m and lead_in:
             rest_idx, rest_level = self.decode(m.group(2), contain=False)
@@ -535,27 +267,16 @@ class _Parser:
 def _looks_like_entry(text: str) -> bool:
     """An unmarked line that could be a list entry (short, no sentence), not prose."""
     text = text.strip()
-    if not _HAS_WORD.search(text) or len(text) > 60 or _PROSE_END.search(text):
+    if not HAS_WORD.search(text) or len(text) > 60 or _PROSE_END.search(text):
         return False
-    if _PROSE_START.match(_clean(text)):
+    if _PROSE_START.match(clean_entry(text)):
         return False
     return len(text.split()) <= 6 and (" " in text or len(text) <= 20)
 
 
 def _json_items(text: str) -> list[object] | None:
     """The elements of a JSON array answer (fenced or not, or under one key), else None."""
-    starts = [m.group(1) for m in _FENCE.finditer(text)][:5]
-    if m := _JSON_START.search(text):
-        starts.append(text[m.start() :])
-    decoder = json.JSONDecoder()
-    for block in starts:
-        block = block.strip()
-        if block[:1] not in ("[", "{"):
-            continue
-        try:
-            value, _ = decoder.raw_decode(block)
-        except (ValueError, RecursionError):
-            continue
+    for value in json_values(text, inline=False):
         for _ in range(3):
             if not isinstance(value, dict):
                 break
@@ -603,7 +324,7 @@ def _line_entries(text: str, parser: _Parser) -> Iterator[tuple[str, int | None]
     seq = [ln for ln in lines if ln is not None and ln.seq_number is not None]
     if len(seq) >= 2 and [ln.seq_number for ln in seq] == list(range(1, len(seq) + 1)):
         for ln in seq:  # "1 - a girl", "2 - a boy": the numbers are ranks
-            if m := _SEQ_PREFIX.match(_clean(ln.content)):
+            if m := _SEQ_PREFIX.match(clean_entry(ln.content)):
                 ln.content, ln.kind = m.group(2), "rank"
     numbered = [ln for ln in lines if ln is not None and ln.marker_number is not None]
     markers = [ln.marker_number for ln in numbered]
@@ -627,7 +348,7 @@ def _line_entries(text: str, parser: _Parser) -> Iterator[tuple[str, int | None]
         if ln.marker_number is not None and entries is not None and len(entries) == 1:
             entry, idx = entries[0]  # "3. a girl", "1. a boy": the shown user numbers
             if idx is not None and idx != ln.marker_number - 1:
-                entries = [(entry, _BAD)]
+                entries = [(entry, BAD)]
         heading = ln.content.rstrip(" *_").endswith(":")  # "1. Top choices:"
         if (
             marked
@@ -639,7 +360,7 @@ def _line_entries(text: str, parser: _Parser) -> Iterator[tuple[str, int | None]
             decided.append(None)
             continue
         if marked and entries is not None:
-            parent = (ln.indent, entries[-1][1] is not None and entries[-1][1] != _BAD)
+            parent = (ln.indent, entries[-1][1] is not None and entries[-1][1] != BAD)
         if entries is not None:
             decided.append(("entry", marked, entries))
         elif _looks_like_entry(ln.content):
@@ -675,14 +396,13 @@ def _entries(text: str, parser: _Parser) -> Iterator[tuple[str, int | None]]:
         yield from parser.content(entry, marked=True) or [(entry, None)]
 
 
-def _prepare(text: str) -> str:
-    text = _strip_think(text[:MAX_RAW_CHARS])[:MAX_TEXT_CHARS]
+def _clean_answer(text: str) -> str:
+    """The answer without hidden characters and reasoning, cut to :data:`MAX_TEXT_CHARS`,
+    circled numbers as "N. ", NFKC-normalized, HTML list items as bullet lines."""
+    text = strip_reasoning(strip_invisible(text[:MAX_RAW_CHARS]))[:MAX_TEXT_CHARS]
     text = _CIRCLED.sub(lambda m: f"{m.group(1)}{ord(m.group(2)) - 0x245F}. ", text)
     text = unicodedata.normalize("NFKC", text)[:MAX_TEXT_CHARS]
-    text = _INVISIBLE.sub("", text)
-    if "<" in text:
-        text = _HTML_BREAK.sub("\n", _HTML_ITEM.sub("\n- ", text))
-    return text
+    return break_html_lists(text)
 
 
 def parse_user_ranking(text: str, candidates: Sequence[str]) -> UserRanking:
@@ -700,16 +420,16 @@ def parse_user_ranking(text: str, candidates: Sequence[str]) -> UserRanking:
     n = len(shown)
     if not isinstance(text, str) or not text.strip() or n == 0:
         return UserRanking((), n_candidates=n)
-    parser = _Parser(_index(shown))
+    parser = _Parser(candidate_index(shown))
     order: list[int] = []
     seen: set[int] = set()
     invalid: list[str] = []
     duplicates: list[str] = []
-    for entry, idx in _entries(_prepare(text), parser):
+    for entry, idx in _entries(_clean_answer(text), parser):
         if len(order) == n:
             break
         entry = entry.strip()[:MAX_LINE_CHARS]
-        if idx is None or idx == _BAD or not 0 <= idx < n:
+        if idx is None or idx == BAD or not 0 <= idx < n:
             invalid.append(entry)
         elif idx in seen:
             duplicates.append(entry)
