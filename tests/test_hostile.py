@@ -1,0 +1,192 @@
+"""Hostile files and hostile models (issue 24): nothing is deleted outside its folder, no code
+runs from data, no answer or run is dropped in silence, no traceback.
+
+Every test works inside ``tmp_path``; a "victim" file lives in ``tmp_path`` but outside the
+output folder, so a regression deletes nothing else even when a test fails."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from coldbias_tasks.app import cli, outputs
+from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
+from coldbias_tasks.core.errors import OutputError
+from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.lmeval import taskgen
+from tests.synthetic import SyntheticRecommender, run_synthetic
+
+TASK = "coldbias_movie_gender"
+SMALL = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An lm-eval output folder written by lm-eval's own evaluator (synthetic answers)."""
+    out = tmp_path_factory.mktemp("run") / "out"
+    run_synthetic(SyntheticRecommender(seed=2), [TASK], SMALL, output_path=out)
+    return out
+
+
+def _write(dest: Path, files: dict[str, str], generator: str = "test") -> OutputFolder:
+    output = OutputFolder(dest, generator)
+    with output as tmp:
+        for rel, text in files.items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text)
+    return output
+
+
+def _forge(dest: Path, entries: list[object], generator: str = "test") -> None:
+    (dest / MANIFEST).write_text(json.dumps({"generated_by": generator, "files": entries}))
+
+
+# --- 1. output folders -----------------------------------------------------------------------
+
+
+def test_crafted_manifest_deletes_nothing_outside_its_folder(tmp_path: Path) -> None:
+    dest = tmp_path / "out"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "b.txt").write_text("keep me too")
+    _write(dest, {"a.txt": "1"})
+    (dest / "link").symlink_to(elsewhere)
+    (dest / "linked_file").symlink_to(victim)
+    _forge(dest, [str(victim), "../victim.txt", "link/b.txt", "linked_file", "a.txt", 5, ""])
+    output = _write(dest, {"a.txt": "2"})
+    assert victim.read_text() == "keep me" and (elsewhere / "b.txt").read_text() == "keep me too"
+    assert (dest / "linked_file").is_symlink() and (dest / "a.txt").read_text() == "2"
+    assert any("ignored 6 entr" in m and "nothing outside" in m for m in output.messages)
+
+
+def test_crafted_manifest_through_the_commands(real_run: Path, tmp_path: Path, capsys) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    rep, lb = tmp_path / "rep", tmp_path / "lb"
+    rep.mkdir()
+    lb.mkdir()
+    _forge(rep, [str(victim)], "coldbias report")
+    _forge(lb, ["../victim.txt"], "coldbias leaderboard")
+    assert cli.main(["report", str(real_run), "--output", str(rep)]) == 0
+    assert cli.main(["leaderboard", str(real_run), "--output", str(lb)]) == 0
+    assert victim.read_text() == "keep me"
+    assert "ignored 1 entr" in capsys.readouterr().out
+
+
+def test_leaderboard_into_a_report_folder_and_vice_versa_is_refused(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    rep, lb = tmp_path / "rep", tmp_path / "lb"
+    assert cli.main(["report", str(real_run), "--output", str(rep)]) == 0
+    assert cli.main(["leaderboard", str(real_run), "--output", str(lb)]) == 0
+    before = {p.name: p.read_bytes() for p in rep.iterdir()}
+    capsys.readouterr()
+    assert cli.main(["leaderboard", str(real_run), "--output", str(rep)]) == 1
+    err = capsys.readouterr().err
+    assert "holds the output of 'coldbias report'" in err and "--output" in err
+    assert cli.main(["report", str(real_run), "--output", str(lb)]) == 1
+    assert "'coldbias leaderboard'" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in rep.iterdir()} == before
+
+
+@pytest.mark.parametrize("where", ["root", "home", "above_home"])
+def test_root_and_home_are_refused(tmp_path: Path, monkeypatch, where: str) -> None:
+    home = tmp_path / "users" / "me"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    dest = {"root": Path("/"), "home": home, "above_home": home.parent}[where]
+    with pytest.raises(OutputError, match="root or home folder"):
+        _write(dest, {"a.txt": "x"})
+    assert list(home.iterdir()) == []
+
+
+def test_same_named_user_files_are_refused_with_the_fix(real_run: Path, tmp_path: Path, capsys):
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.html").write_text("my own page")
+    assert cli.main(["report", str(real_run), "--output", str(rep)]) == 1
+    err = capsys.readouterr().err
+    assert "report.html" in err and "move them away" in err and "Nothing was written" in err
+    assert (rep / "report.html").read_text() == "my own page"
+    assert sorted(p.name for p in rep.iterdir()) == ["report.html"]
+
+
+def test_bad_or_foreign_manifest_is_refused(tmp_path: Path) -> None:
+    for text in ["not json", '{"files": ["a.txt"]}', '["a.txt"]']:
+        dest = tmp_path / f"d{len(text)}"
+        dest.mkdir()
+        (dest / MANIFEST).write_text(text)
+        with pytest.raises(OutputError, match="not a manifest coldbias wrote"):
+            _write(dest, {"a.txt": "x"})
+    fifo = tmp_path / "fifo_dest"
+    fifo.mkdir()
+    os.mkfifo(fifo / MANIFEST)
+    with pytest.raises(OutputError, match="not a manifest coldbias wrote"):
+        _write(fifo, {"a.txt": "x"})
+
+
+def test_symlinked_subfolder_is_not_written_through(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dest = tmp_path / "out"
+    _write(dest, {"top.txt": "1"})
+    (dest / "plots").symlink_to(elsewhere)
+    with pytest.raises(OutputError, match="outside the folder"):
+        _write(dest, {"top.txt": "2", "plots/p.png": "png"})
+    assert list(elsewhere.iterdir()) == [] and (dest / "top.txt").read_text() == "1"
+
+
+def test_a_failure_partway_restores_every_old_file(tmp_path: Path, monkeypatch) -> None:
+    dest = tmp_path / "out"
+    _write(dest, {"a.txt": "old a", "b.txt": "old b", "c.txt": "old c", "stale.txt": "old s"})
+    calls = []
+
+    def failing(src: Path, dst: Path) -> None:
+        calls.append(dst)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        os.replace(src, dst)
+
+    monkeypatch.setattr(outputs, "_place", failing)
+    with pytest.raises(OutputError, match="nothing was changed"):
+        _write(dest, {"a.txt": "new a", "b.txt": "new b", "c.txt": "new c"})
+    assert {p.name: p.read_text() for p in dest.iterdir() if p.name != MANIFEST} == {
+        "a.txt": "old a", "b.txt": "old b", "c.txt": "old c", "stale.txt": "old s"
+    }  # fmt: skip
+    assert "stale.txt" in json.loads((dest / MANIFEST).read_text())["files"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary folder left
+
+
+def test_stale_temporary_folders_are_cleaned_on_start(tmp_path: Path) -> None:
+    dead = tmp_path / ".out.999999999.abcd_123"
+    old_style = tmp_path / ".out.zyxw9876"
+    recent = tmp_path / ".out.recent12"
+    mine = tmp_path / ".out.notmine"  # 7 characters: not a temporary name
+    for folder in (dead, old_style, recent, mine):
+        folder.mkdir()
+        (folder / "x.png").write_text("partial")
+    os.utime(old_style, (1, 1))
+    alive = tmp_path / f".out.{os.getppid()}.live1234"  # a running process's folder
+    alive.mkdir()
+    _write(tmp_path / "out", {"a.txt": "x"})
+    assert not dead.exists() and not old_style.exists()
+    assert recent.exists() and mine.exists() and alive.exists()
+
+
+# --- 3. taskgen ------------------------------------------------------------------------------
+
+
+def test_taskgen_with_personas_needs_out(tmp_path: Path, capsys) -> None:
+    personas = tmp_path / "p.yaml"
+    personas.write_text("x: 1\n")
+    before = sorted(p.name for p in tasks_dir().rglob("*.yaml"))
+    with pytest.raises(SystemExit) as err:
+        taskgen.main(["--personas", str(personas)])
+    assert err.value.code == 2
+    assert "--personas needs --out DIR" in capsys.readouterr().err
+    assert sorted(p.name for p in tasks_dir().rglob("*.yaml")) == before
