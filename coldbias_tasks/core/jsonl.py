@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import ColdbiasError
 
-__all__ = ["read_jsonl_objects", "read_text"]
+__all__ = ["SIZE_LIMIT", "read_jsonl_objects", "read_text"]
+
+#: Largest input file read (bytes): catalogs, templates, persona files, lm-eval samples.
+SIZE_LIMIT = 1 << 30
 
 
-def read_text(path: Path, error: type[ColdbiasError]) -> str:
-    """The file's UTF-8 text; unreadable or not UTF-8 raises ``error`` naming the file."""
+def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -> str:
+    """The file's UTF-8 text. Not a regular file (a device, a FIFO: reading would never end),
+    bigger than ``limit`` bytes, unreadable or not UTF-8 raises ``error`` naming the file."""
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(
+                f"{path}: not a regular file (a device, FIFO or folder); pass a file's path."
+            )
+        if info.st_size > limit:
+            raise error(
+                f"{path}: {info.st_size:,} bytes, more than the {limit:,} coldbias reads; "
+                "pass a smaller file."
+            )
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise error(
