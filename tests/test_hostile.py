@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from coldbias_tasks.app import cli, outputs
@@ -247,6 +249,71 @@ def test_huge_template_is_refused(tmp_path: Path) -> None:
     path.write_text(_BODY + " " * (2 << 20))
     with pytest.raises(TemplateError, match="more than the 1,048,576 coldbias reads"):
         load_template(str(path))
+
+
+# --- 4. loading runs: per-file reasons, nothing usable dropped, distinct labels -------------
+
+
+def _results_file(run: Path) -> Path:
+    (path,) = run.rglob("results_*.json")
+    return path
+
+
+def _rename_model(results: Path, name: str, dest: Path | None = None) -> None:
+    """Write ``results`` (to ``dest``, default in place) as a run of the model ``name``."""
+    data = json.loads(results.read_text())
+    data["model_name"] = name
+    data["config"]["model_args"] = f"pretrained={name}"
+    (dest or results).write_text(json.dumps(data))
+
+
+def _with_bad_neighbour(real_run: Path, dest: Path) -> tuple[Path, Path]:
+    """A copy of ``real_run`` plus, beside its results, a results file without samples."""
+    shutil.copytree(real_run, dest)
+    good = _results_file(dest)
+    bad = good.with_name("results_2030-01-01T00-00-00.000000.json")
+    _rename_model(good, "org/other-model", bad)
+    return dest, bad
+
+
+def test_a_results_file_without_samples_drops_nothing_usable(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    """Leaderboard: the bad file is named with its reason, the good run kept. Report: refused
+    (naming the file) unless --allow-partial, then a warning on the terminal and the page."""
+    run, bad = _with_bad_neighbour(real_run, tmp_path / "run")
+    lb, rep = tmp_path / "lb", tmp_path / "rep"
+    assert cli.main(["leaderboard", str(run), "--output", str(lb)]) == 0
+    out = capsys.readouterr()
+    assert f"skipped: {bad}" in out.err and "--log_samples" in out.err
+    assert "synthetic-recommender" in (lb / "leaderboard.md").read_text()
+    assert "other-model" not in (lb / "leaderboard_wide.csv").read_text()
+    assert cli.main(["report", str(run), "--output", str(rep)]) == 1
+    assert str(bad) in capsys.readouterr().err and not rep.exists()
+    assert cli.main(["report", str(run), "--output", str(rep), "--allow-partial"]) == 0
+    out = capsys.readouterr()
+    assert f"WARNING skipped: {bad}" in out.out and "--allow-partial" in out.out
+    assert bad.name in (rep / "report.html").read_text()
+
+
+def test_models_sharing_a_folder_name_get_distinct_labels(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    runs = []
+    for where in ("team_a", "team_b"):
+        run = tmp_path / where
+        shutil.copytree(real_run, run)
+        _rename_model(_results_file(run), f"/models/{where}/mymodel")
+        runs.append(str(run))
+    lb = tmp_path / "lb"
+    assert cli.main(["leaderboard", *runs, "--output", str(lb)]) == 0
+    wide = pd.read_csv(lb / "leaderboard_wide.csv")
+    assert sorted(wide["model"]) == ["team_a/mymodel", "team_b/mymodel"]
+    assert set(pd.read_csv(lb / "leaderboard_long.csv")["model"]) == set(wide["model"])
+    markdown = (lb / "leaderboard.md").read_text()
+    assert "| team_a/mymodel" in markdown and "| team_b/mymodel" in markdown
+    html = (lb / "leaderboard.html").read_text()
+    assert "team_a/mymodel" in html and "team_b/mymodel" in html
 
 
 # --- 3. taskgen ------------------------------------------------------------------------------

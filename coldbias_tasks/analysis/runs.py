@@ -746,11 +746,15 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
     )
 
 
-def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
+def scan_folder(
+    folder: str | Path, options: LoadOptions | None = None, skipped: list[str] | None = None
+) -> list[Run]:
     """Every results file under ``folder`` (recursively) as a :class:`Run`, coldbias or not.
 
     Raises :class:`RunError` for a missing folder, a folder without lm-eval output, samples
-    without a results file, malformed files and samples lacking coldbias payloads.
+    without a results file, malformed files and samples lacking coldbias payloads. With a
+    ``skipped`` list, a results file that cannot be used is appended there as one message
+    (file and reason) instead, and the other runs of the folder are kept.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -771,15 +775,22 @@ def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
         assert m is not None
         key = (path.parent, m["ts"])
         used.add(key)
-        runs.append(_load_run(path, by_stamp.get(key, {}), options or LoadOptions()))
+        try:
+            runs.append(_load_run(path, by_stamp.get(key, {}), options or LoadOptions()))
+        except RunError as err:
+            if skipped is None:
+                raise
+            skipped.append(f"skipped: {err}")
     orphans = [p for key, tasks in by_stamp.items() if key not in used for p in tasks.values()]
-    if orphans and not runs:
+    if orphans and not runs and not skipped:
         raise RunError(
             f"{root}: samples files ({orphans[0].name}, ...) but no results_<ts>.json beside "
             "them: a partial lm-eval output (interrupted run?). Rerun lm_eval, or copy the "
             "whole output folder."
         )
-    if orphans:
+    if orphans and not runs and skipped:  # every results file beside them was skipped
+        skipped.append(f"{root}: samples without a results file skipped: {orphans[0].name}, ...")
+    elif orphans:
         note = (
             f"{root}: samples without a results file skipped: {', '.join(p.name for p in orphans)}"
         )
@@ -788,9 +799,18 @@ def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
 
 
 def load_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
-    """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError."""
-    runs = scan_folder(folder, options)
+    """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError.
+    A results file that cannot be used raises too; with ``allow_partial`` it is left out with
+    a warning naming the file and the reason, unless no usable run is left."""
+    skipped: list[str] = []
+    allow = options is not None and options.allow_partial
+    runs = scan_folder(folder, options, skipped if allow else None)
     ours = [r for r in runs if r.has_coldbias]
+    if skipped and not ours:
+        raise RunError(skipped[0].removeprefix("skipped: "))
+    if skipped:
+        notes = tuple(f"WARNING {note} (left out: --allow-partial)" for note in skipped)
+        ours[0] = dataclasses.replace(ours[0], warnings=(*ours[0].warnings, *notes))
     if not ours:
         found = sorted({t for r in runs for t in r.foreign_tasks})
         listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
@@ -873,6 +893,24 @@ def display_name(model: str) -> str:
     return model
 
 
+def _distinct_names(models: Sequence[str]) -> list[str]:
+    """:func:`display_name` of each model; local paths that end in the same folder name get as
+    many trailing path parts as tell them apart (``a/mymodel``, ``b/mymodel``)."""
+    shown = [display_name(m) for m in models]
+    for name in set(shown):
+        full = sorted({m for m, s in zip(models, shown) if s == name})
+        if len(full) < 2:
+            continue
+        parts = {m: Path(m.rstrip("/\\")).parts for m in full}
+        tails = {m: m for m in full}
+        for depth in range(2, max(len(p) for p in parts.values()) + 1):
+            tails = {m: "/".join(p[-depth:]) for m, p in parts.items()}
+            if len(set(tails.values())) == len(full):
+                break
+        shown = [tails.get(m, s) if s == name else s for m, s in zip(models, shown)]
+    return shown
+
+
 def _model_label(
     rows: Sequence[tuple[str, str, dict[str, str]]],
     prompts: Sequence[Sequence[tuple[str, str, str]]] | None = None,
@@ -880,7 +918,8 @@ def _model_label(
     """Row labels: the model name, disambiguated when it repeats: by the prompt template,
     language and decoding settings when those differ, else by backend and args."""
     prompts = prompts or [[] for _ in rows]
-    rows = [(display_name(name), backend, args) for name, backend, args in rows]
+    shown = _distinct_names([name for name, _, _ in rows])
+    rows = [(name, backend, args) for name, (_, backend, args) in zip(shown, rows)]
     names = [name for name, _, _ in rows]
     labels = []
     for (name, backend, args), prompt in zip(rows, prompts):
