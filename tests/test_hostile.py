@@ -7,6 +7,7 @@ output folder, so a regression deletes nothing else even when a test fails."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -17,7 +18,11 @@ import pytest
 from coldbias_tasks.app import cli, outputs
 from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
 from coldbias_tasks.core.errors import OutputError, TemplateError
+from coldbias_tasks.core.quality import reverse_degenerate_reasons
+from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.reverse import ranked_first_most, summarize_reverse
+from coldbias_tasks.core.vocabulary import PAYLOAD_KEY
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -314,6 +319,160 @@ def test_models_sharing_a_folder_name_get_distinct_labels(
     assert "| team_a/mymodel" in markdown and "| team_b/mymodel" in markdown
     html = (lb / "leaderboard.html").read_text()
     assert "team_a/mymodel" in html and "team_b/mymodel" in html
+
+
+# --- 5. every number shown is finite and in range, or refused ------------------------------
+
+
+def test_bad_capability_metrics_are_not_shown_and_named(real_run: Path, tmp_path: Path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(real_run, run)
+    path = _results_file(run)
+    data = json.loads(path.read_text())
+    data["results"] |= {
+        "t_inf": {"acc,none": math.inf, "alias": "t_inf"},
+        "t_huge": {"acc,none": -1e308},
+        "t_text": {"acc,none": "high"},
+        "t_bigint": {"acc,none": 10**400},
+        "t_se": {"acc,none": 0.5, "acc_stderr,none": -0.25},
+        "t_ok": {"acc,none": 0.75, "acc_stderr,none": 0.01},
+    }
+    path.write_text(json.dumps(data))
+    lb = tmp_path / "lb"
+    assert cli.main(["leaderboard", str(run), "--output", str(lb)]) == 0
+    err = capsys.readouterr().err
+    for task in ("t_inf", "t_huge", "t_text", "t_bigint", "t_se"):
+        assert f"{task} acc,none = " in err and "not shown" in err, task
+    assert "not a number" in err and "standard error -0.25" in err
+    wide = (lb / "leaderboard_wide.csv").read_text()
+    assert "t_ok" in wide and not any(t in wide for t in ("t_inf", "t_huge", "t_text", "t_se"))
+    assert "inf" not in (lb / "leaderboard.md").read_text().lower().replace("info", "")
+
+
+def _eee_record(stderr: object, score: object = 0.6) -> dict:
+    return {
+        "schema_version": "0.3.0",
+        "model_info": {"id": "coldbias/synthetic-recommender"},
+        "evaluation_results": [
+            {
+                "evaluation_name": "mmlu",
+                "metric_config": {"metric_name": "acc", "lower_is_better": False},
+                "score_details": {
+                    "score": score,
+                    "uncertainty": {"standard_error": {"value": stderr}},
+                },
+            }
+        ],
+    }
+
+
+def test_eee_negative_stderr_or_bad_score_is_refused_per_file(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    eee = tmp_path / "eee"
+    eee.mkdir()
+    (eee / "bad.json").write_text(json.dumps(_eee_record(-5.38)))
+    (eee / "inf.json").write_text(json.dumps(_eee_record(0.1, 1e300)))
+    (eee / "str.json").write_text(json.dumps(_eee_record("big")))
+    lb = tmp_path / "lb"
+    assert cli.main(["leaderboard", str(real_run), str(eee), "--output", str(lb)]) == 0
+    err = capsys.readouterr().err
+    assert f"{eee / 'bad.json'}" in err and "standard error -5.38" in err
+    assert f"{eee / 'inf.json'}" in err and "within ±1e+09" in err
+    assert f"{eee / 'str.json'}" in err
+    assert "mmlu" not in (lb / "leaderboard_wide.csv").read_text()
+    (eee / "good.json").write_text(json.dumps(_eee_record(0.01)))
+    assert cli.main(["leaderboard", str(real_run), str(eee), "--output", str(lb)]) == 0
+    wide = pd.read_csv(lb / "leaderboard_wide.csv")
+    (low,) = wide["eee:mmlu:acc_ci_low"]
+    (high,) = wide["eee:mmlu:acc_ci_high"]
+    assert low < 0.6 < high
+
+
+def _edit_first_payload(run: Path, edit) -> Path:
+    (path,) = run.rglob(f"samples_{TASK}_*.jsonl")
+    lines = path.read_text().splitlines()
+    sample = json.loads(lines[0])
+    edit(sample[PAYLOAD_KEY], sample["doc"])
+    lines[0] = json.dumps(sample)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _not_shown(payload: dict, doc: dict) -> None:
+    payload["items"][0] = max(doc["shown_ids"]) + 1000
+
+
+def _twice(payload: dict, doc: dict) -> None:
+    payload["items"][1] = payload["items"][0]
+
+
+def _k_negative(payload: dict, doc: dict) -> None:
+    payload["k"] = doc["k"] = -5
+
+
+def _k_huge(payload: dict, doc: dict) -> None:
+    payload["k"] = 10**6
+
+
+def _other_shown(payload: dict, doc: dict) -> None:
+    payload["items"][0] = next(i for i in doc["shown_ids"] if i not in payload["items"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_not_shown, "were not shown"),
+        (_twice, "appears twice"),
+        (_k_negative, "k -5 with"),
+        (_k_huge, "k 1000000 in the answer"),
+    ],
+)
+def test_forged_samples_are_refused(real_run: Path, tmp_path: Path, capsys, edit, message):
+    run = tmp_path / "run"
+    shutil.copytree(real_run, run)
+    path = _edit_first_payload(run, edit)
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}, line 1" in err and message in err and "--reparse" in err, err
+
+
+def test_reparse_warns_when_the_logged_payload_disagrees(real_run: Path, tmp_path: Path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(real_run, run)
+    _edit_first_payload(run, _other_shown)
+    rep = tmp_path / "rep"
+    assert cli.main(["report", str(run), "--output", str(rep), "--reparse"]) == 0
+    out = capsys.readouterr().out
+    assert "--reparse reads 1 of" in out and "differently" in out
+    capsys.readouterr()
+    shutil.rmtree(rep)
+    assert cli.main(["report", str(real_run), "--output", str(rep), "--reparse"]) == 0
+    assert "--reparse reads" not in capsys.readouterr().out
+
+
+def test_reverse_task_gets_the_degenerate_rule() -> None:
+    users = ("a", "b", "c", "d")
+    empty = [UserRankRecord(item_id=i, repeat=0, candidates=users, order=()) for i in range(6)]
+    summary = summarize_reverse(empty, draws=50)
+    assert summary.complete_rate == 0 and "fill_rate 0.00 < 0.5" in reverse_degenerate_reasons(
+        summary
+    )
+    copied = [UserRankRecord(item_id=i, repeat=0, candidates=users, order=(0, 1, 2, 3))
+              for i in range(6)]  # fmt: skip
+    assert any(
+        r.startswith("keep_order_rate") for r in reverse_degenerate_reasons(summarize_reverse(
+            copied, draws=50))
+    )  # fmt: skip
+    mixed = [UserRankRecord(item_id=i, repeat=0, candidates=users, order=(i % 4, (i + 1) % 4, (
+        i + 2) % 4, (i + 3) % 4)) for i in range(8)]  # fmt: skip
+    assert reverse_degenerate_reasons(summarize_reverse(mixed, draws=50)) == []
+
+
+def test_ranked_first_most_breaks_ties_deterministically() -> None:
+    assert ranked_first_most({"b": (0.3, 0.5), "a": (0.4, 0.5), "c": (0.1, 0.2)}) == "b"
+    assert ranked_first_most({"b": (0.3, 0.5), "a": (0.3, 0.5)}) == "a"
+    assert ranked_first_most({"z": (0.9, 0.6), "a": (0.1, 0.5)}) == "z"
 
 
 # --- 3. taskgen ------------------------------------------------------------------------------

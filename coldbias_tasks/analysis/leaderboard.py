@@ -587,7 +587,7 @@ def collect_eee(
             rest.append(d)
             continue
         try:
-            found += load_eee_records(d)
+            found += load_eee_records(d, messages)
         except RunError as err:
             messages.append(f"skipped: {err}")
     return found, rest, messages

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.analysis.eee import score_problem
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
 from coldbias_tasks.core.jsonl import read_jsonl_objects
@@ -347,7 +348,7 @@ def parse_model_args(raw: Any) -> dict[str, str]:
 def _to_float(value: Any) -> float:
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1e308
         return math.nan
 
 
@@ -411,11 +412,13 @@ def _read_answers(
     keep: str,
     options: LoadOptions,
     reverse: bool,
+    warnings: list[str],
 ) -> tuple[list[Any], list[Any], list[str]]:
     """(records, docs, fingerprints) of the samples logged under filter ``keep``: forward
     (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With ``reparse`` each
-    answer is rebuilt from its raw text. A sample without a coldbias payload, or one that does
-    not decode, raises naming the file and line."""
+    answer is rebuilt from its raw text, and answers whose logged payload disagrees are counted
+    in a warning. A sample without a coldbias payload, one that does not decode, or a payload
+    that does not fit its document (:func:`_forged`) raises naming the file and line."""
     key = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
     doc_type = ReverseDoc if reverse else TaskDoc
     record_type = UserRankRecord if reverse else AnswerRecord
@@ -423,6 +426,7 @@ def _read_answers(
     records: list[Any] = []
     docs: list[Any] = []
     prints: list[str] = []
+    differ = 0
     for line_no, sample in enumerate(samples, start=1):
         if str(sample.get("filter", FILTER_NAME)) != keep:
             continue
@@ -433,16 +437,60 @@ def _read_answers(
             doc = doc_type.from_dict(sample.get("doc") or {})
             record = record_type.from_payload(payload)
             if options.reparse:
-                record = rebuild(_raw_answer(sample), doc)
+                logged, record = record, rebuild(_raw_answer(sample), doc)
+                differ += logged != record
         except RecordError as err:
             raise RunError(
                 f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
             ) from err
+        problem = _forged(record, doc)
+        if problem is not None:
+            raise RunError(
+                f"{path}, line {line_no}: the logged answer does not fit its prompt ({problem}): "
+                "the samples file was edited or damaged. Restore it or rerun the task; "
+                "--reparse reads the raw answers again."
+            )
         records.append(record)
         docs.append(doc)
         who = doc.item_id if reverse else doc.persona_id
         prints.append(_fingerprint(sample, who, doc.repeat, doc.prompt))
+    if differ:
+        warnings.append(
+            f"WARNING {path}: --reparse reads {differ} of {len(records)} answers differently "
+            "from the payload logged at run time (another parser version, or an edited "
+            "samples file); the numbers shown use --reparse"
+        )
     return records, docs, prints
+
+
+def _forged(record: AnswerRecord | UserRankRecord, doc: TaskDoc | ReverseDoc) -> str | None:
+    """Why a logged answer cannot belong to its document, or None: another persona, item or
+    repeat; a k other than the document's (or outside 1..shown items); an item id that was
+    not shown, or given twice; more items than k; a negative count."""
+    if isinstance(record, UserRankRecord) and isinstance(doc, ReverseDoc):
+        if (record.item_id, record.repeat) != (doc.item_id, doc.repeat):
+            return f"item {record.item_id} repeat {record.repeat} in a prompt for {doc.item_id}"
+        if record.candidates != doc.candidates:
+            return "its users are not the users shown"
+        counts = (record.n_entries, record.n_invalid, record.n_duplicates)
+        return "a negative count" if min(counts) < 0 else None
+    assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
+    if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
+        return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
+    if not 1 <= doc.k <= len(doc.shown_ids):
+        return f"k {doc.k} with {len(doc.shown_ids)} items shown"
+    if record.k != doc.k:
+        return f"k {record.k} in the answer but {doc.k} in the prompt"
+    shown = set(doc.shown_ids)
+    foreign = [i for i in record.items if i not in shown]
+    if foreign:
+        return f"item id(s) {foreign[:5]} were not shown"
+    if len(set(record.items)) != len(record.items):
+        return "an item id appears twice"
+    if len(record.items) > record.k:
+        return f"{len(record.items)} items for k {record.k}"
+    counts = (record.n_shown, record.n_entries, record.n_out_of_catalog, record.n_duplicates)
+    return "a negative count" if min(counts) < 0 else None
 
 
 def _no_payload(key: str, reverse: bool) -> str:
@@ -465,6 +513,21 @@ def _run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
         )
     except ColdbiasError:
         return None
+
+
+def _check_k(task: str, path: Path, docs: Sequence[TaskDoc], results: Mapping[str, Any]) -> None:
+    """Every prompt of the task asks for one k, the run's ``coldbias_k`` when the results JSON
+    records it (else: an edited file)."""
+    settings = _run_settings(task, results)
+    ks = sorted({d.k for d in docs})
+    recorded = settings is not None and "coldbias_k" in settings.explicit
+    expected = settings.k if settings is not None and recorded else ks[0]
+    if ks != [expected]:
+        raise RunError(
+            f"{path}: prompts ask for k = {', '.join(map(str, ks))} but the run's setting is "
+            f"coldbias_k = {expected}: the samples file was edited or belongs to another run. "
+            "Restore it or rerun the task."
+        )
 
 
 def _count_problems(task: str, results: Mapping[str, Any], n_lines: int) -> list[str]:
@@ -535,9 +598,10 @@ def _task_data(
     keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
     if len(filters) > 1:
         warnings.append(f"{path}: several filters {filters}; using {keep!r}")
-    records, docs, prints = _read_answers(samples, path, keep, options, reverse=False)
+    records, docs, prints = _read_answers(samples, path, keep, options, False, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    _check_k(task, path, docs, results)
     problems = _completeness(task, path, len(records), docs, results)
     partial = _partial(task, path, problems, options, warnings)
     first = docs[0]
@@ -618,7 +682,7 @@ def _reverse_task_data(
     """Rebuild one reverse task's answers from its samples file (checked for completeness:
     every item × repeat once, as many answers as lm-eval counted)."""
     warnings: list[str] = []
-    records, docs, prints = _read_answers(samples, path, FILTER_NAME, options, reverse=True)
+    records, docs, prints = _read_answers(samples, path, FILTER_NAME, options, True, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
     problems = _count_problems(task, results, len(records))
@@ -653,8 +717,12 @@ def _reverse_task_data(
     return data, warnings
 
 
-def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, ExtraMetric]:
-    """Headline (first) metric of each non-coldbias task; subtasks of a listed group skipped."""
+def _extra_metrics(
+    results: dict[str, Any], tasks: Iterable[str], notes: list[str], where: Path
+) -> dict[str, ExtraMetric]:
+    """Headline (first) metric of each non-coldbias task; subtasks of a listed group skipped.
+    A value that is not a number, not finite or out of range, or whose stderr is negative, is
+    not shown: a message (in ``notes``, naming the file ``where``) says so."""
     table = results.get("results", {})
     subtasks = {
         sub
@@ -669,13 +737,17 @@ def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, E
             continue
         entry = table.get(task, {})
         for key, value in entry.items():
-            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if key in NON_METRIC_KEYS or "_stderr" in key or not numeric:
+            if key in NON_METRIC_KEYS or "_stderr" in key:
                 continue
             metric, _, filt = key.partition(",")
             stderr = _to_float(entry.get(f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr"))
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            problem = score_problem(_to_float(value), stderr) if numeric else "not a number"
+            if problem is not None:
+                notes.append(f"{where}: {task} {key} = {value!r}: {problem}; not shown")
+                continue
             better = (hib.get(task) or {}).get(metric)
-            out[task] = ExtraMetric(task, key, float(value), stderr, better)
+            out[task] = ExtraMetric(task, key, _to_float(value), stderr, better)
             break
     return out
 
@@ -739,7 +811,7 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         transformers_version=str(results.get("transformers_version", "unknown")),
         date=_to_float(results.get("date")) if results.get("date") is not None else None,
         tasks=tasks,
-        other_metrics=_extra_metrics(results, foreign),
+        other_metrics=_extra_metrics(results, foreign, warnings, results_file),
         foreign_tasks=tuple(foreign),
         warnings=tuple(warnings),
         reverse=reverse,
