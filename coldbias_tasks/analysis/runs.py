@@ -33,7 +33,7 @@ from typing import Any
 from coldbias_tasks.analysis.eee import score_problem
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
-from coldbias_tasks.core.jsonl import read_jsonl_objects
+from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
@@ -64,6 +64,8 @@ __all__ = [
 
 #: lm-eval run settings recorded as seeds in the results JSON ``config``.
 SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
+#: Largest results JSON read (bytes; lm-eval's are a few hundred kB).
+RESULTS_LIMIT = 256 << 20
 #: Keys of ``results[task]`` that are not metrics.
 NON_METRIC_KEYS = {"alias", "name", "sample_len", "samples", " "}
 
@@ -353,15 +355,16 @@ def _to_float(value: Any) -> float:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    text = read_text(path, RunError, RESULTS_LIMIT)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise RunError(
             f"{path}: invalid JSON at line {err.lineno} ({err.msg}); the file is truncated or "
             "edited: rerun lm_eval or restore the file."
         ) from err
-    except OSError as err:
-        raise RunError(f"{path}: cannot be read ({err.strerror}).") from err
+    except RecursionError:
+        raise RunError(f"{path}: JSON nested too deeply; restore it or rerun lm_eval.") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise RunError(
             f"{path}: not an lm-eval results file (no 'results' mapping); pass the folder "
