@@ -582,13 +582,18 @@ def test_persona_id_with_a_path_is_refused_before_lm_eval(tmp_path: Path, capsys
         ({"coldbias_catalog": "/dev/zero"}, "unsupported catalog format"),
         ({"coldbias_catalog": "FIFO.jsonl"}, "not a regular file"),
         ({"coldbias_personas": "/dev/zero"}, "not a regular file"),
+        ({"coldbias_template": "EVIL.jinja"}, "unsafe"),
+        ({"coldbias_template": "INCLUDE.jinja"}, "not a file of the template's own folder"),
     ],
 )
 def test_special_files_in_eval_settings_are_one_line(
     tmp_path: Path, capsys, meta: dict, message: str
 ) -> None:
     os.mkfifo(tmp_path / "FIFO.jsonl")
-    meta = {k: v.replace("FIFO.jsonl", str(tmp_path / "FIFO.jsonl")) for k, v in meta.items()}
+    (tmp_path / "EVIL.jinja").write_text("{{ cycler.__init__.__globals__.os }}" + _BODY)
+    (tmp_path / "INCLUDE.jinja").write_text("{% include '/etc/passwd' %}" + _BODY)
+    for name in ("FIFO.jsonl", "EVIL.jinja", "INCLUDE.jinja"):
+        meta = {k: v.replace(name, str(tmp_path / name)) for k, v in meta.items()}
     argv = ["--tasks", "coldbias_movie_gender", "--metadata", json.dumps(meta)]
     assert cli.main(["eval", *argv]) == 1
     err = capsys.readouterr().err
