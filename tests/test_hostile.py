@@ -12,10 +12,13 @@ import os
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from coldbias_tasks.analysis.report import ReverseReport
 from coldbias_tasks.app import cli, outputs
 from coldbias_tasks.app.launch import prepare
 from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
@@ -37,6 +40,7 @@ from coldbias_tasks.core.vocabulary import PAYLOAD_KEY
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
+from coldbias_tasks.render.report_page import reverse_summary_lines
 from tests.synthetic import SyntheticRecommender, run_synthetic
 from tests.test_bad_input import USER_PERSONAS
 
@@ -121,6 +125,12 @@ def test_root_and_home_are_refused(tmp_path: Path, monkeypatch, where: str) -> N
     home.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     dest = {"root": Path("/"), "home": home, "above_home": home.parent}[where]
+
+    def untouchable(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the refusal came too late: would write beside {dest}")
+
+    monkeypatch.setattr(outputs, "_clean_stale", untouchable)  # a regression writes nothing
+    monkeypatch.setattr(outputs.tempfile, "mkdtemp", untouchable)
     with pytest.raises(OutputError, match="root or home folder"):
         _write(dest, {"a.txt": "x"})
     assert list(home.iterdir()) == []
@@ -480,6 +490,20 @@ def test_reverse_task_gets_the_degenerate_rule() -> None:
     mixed = [UserRankRecord(item_id=i, repeat=0, candidates=users, order=(i % 4, (i + 1) % 4, (
         i + 2) % 4, (i + 3) % 4)) for i in range(8)]  # fmt: skip
     assert reverse_degenerate_reasons(summarize_reverse(mixed, draws=50)) == []
+
+
+def test_degenerate_reverse_task_is_warned_on_the_terminal() -> None:
+    users = ("a", "b", "c", "d")
+    empty = [UserRankRecord(item_id=i, repeat=0, candidates=users, order=()) for i in range(6)]
+    rep = ReverseReport(
+        SimpleNamespace(label="m"),  # type: ignore[arg-type]
+        SimpleNamespace(name="coldbias_reverse_movie_gender"),  # type: ignore[arg-type]
+        summarize_reverse(empty, draws=50),
+        np.zeros(10),
+    )
+    (warning, line) = reverse_summary_lines([rep])
+    assert warning.startswith("WARNING m · coldbias_reverse_movie_gender: degenerate")
+    assert "fill_rate 0.00 < 0.5" in warning and "complete rankings 0.00" in line
 
 
 def test_ranked_first_most_breaks_ties_deterministically() -> None:
