@@ -31,8 +31,10 @@ without ``schema_version`` next to ``model_info``/``evaluation_results``), a JSO
 one instance-level row, and results whose ``metric_config.additional_details.polarity`` is
 ``"not_applicable"`` (EEE's mark for spreads such as ``std``: they have no direction, so they
 are never scored). A file that looks like an aggregate record but lacks a field above, or
-has a non-finite score, raises :class:`~coldbias_tasks.core.errors.RunError` naming the file,
-the field and the fix.
+has a score that is not finite or beyond ±:data:`SCORE_LIMIT`, or a standard error that is
+negative or not finite, raises :class:`~coldbias_tasks.core.errors.RunError` naming the file,
+the field and the fix (:func:`load_eee_records` with a ``skipped`` list: that file becomes a
+message and the other files are kept).
 
 Note: EEE's lm-eval converter also writes ``polarity: "unknown"`` for metrics whose direction
 it took from lm-eval's ``higher_is_better`` (every coldbias metric); ``lower_is_better`` is
@@ -48,8 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.jsonl import read_text
 
-__all__ = ["EEEResult", "is_eee_folder", "load_eee_records"]
+__all__ = ["SCORE_LIMIT", "EEEResult", "is_eee_folder", "load_eee_records", "score_problem"]
+
+#: Largest magnitude of a capability score or standard error shown; beyond it, not a score.
+SCORE_LIMIT = 1e9
 
 #: Keys of a top-level object that mark an EEE aggregate record (besides ``schema_version``).
 _AGGREGATE_KEYS = ("model_info", "evaluation_results")
@@ -98,9 +104,9 @@ def _looks_like_aggregate(data: Any) -> bool:
 def _read_candidate(path: Path) -> Any | None:
     """The parsed file if it may be an EEE aggregate record, else None (not EEE: skip)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+        text = read_text(path, RunError)
+    except RunError:
+        return None  # unreadable, not UTF-8, not a regular file or beyond the size limit
     if '"schema_version"' not in text:
         return None
     try:
@@ -112,6 +118,16 @@ def _read_candidate(path: Path) -> Any | None:
                 f"({err.msg}); the file is truncated or edited: {_FIX}."
             ) from err
         return None
+
+
+def score_problem(value: float, stderr: float = math.nan) -> str | None:
+    """Why a capability score ``value`` with standard error ``stderr`` (NaN: none given)
+    cannot be shown, or None: not finite, beyond ±:data:`SCORE_LIMIT`, a negative stderr."""
+    if not math.isfinite(value) or abs(value) > SCORE_LIMIT:
+        return f"the score {value!r} is not a finite number within ±{SCORE_LIMIT:g}"
+    if not math.isnan(stderr) and not 0 <= stderr <= SCORE_LIMIT:
+        return f"the standard error {stderr!r} is not a finite number ≥ 0 (within {SCORE_LIMIT:g})"
+    return None
 
 
 def _malformed(path: Path, where: str, problem: str) -> RunError:
@@ -128,18 +144,19 @@ def _text(value: Any) -> str | None:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    return float(value) if isinstance(value, float) or abs(value) < 1 << 1000 else math.inf
 
 
 def _stderr(score_details: dict[str, Any]) -> float:
+    """The standard error, NaN when absent (a present one is checked by the caller)."""
     uncertainty = score_details.get("uncertainty")
     if not isinstance(uncertainty, dict):
         return math.nan
     standard_error = uncertainty.get("standard_error")
-    if not isinstance(standard_error, dict):
+    if not isinstance(standard_error, dict) or standard_error.get("value") is None:
         return math.nan
     value = _number(standard_error.get("value"))
-    return value if value is not None and math.isfinite(value) else math.nan
+    return math.inf if value is None else value  # a non-number is refused as not finite
 
 
 def _parse_result(path: Path, model_id: str, index: int, entry: Any) -> EEEResult | None:
@@ -164,14 +181,18 @@ def _parse_result(path: Path, model_id: str, index: int, entry: Any) -> EEEResul
     if not isinstance(score_details, dict):
         raise _malformed(path, f"{where}.score_details", "is missing")
     value = _number(score_details.get("score"))
-    if value is None or not math.isfinite(value):
+    if value is None or score_problem(value) is not None:
         raise _malformed(
             path,
             f"{where}.score_details.score",
-            f"must be a finite number, got {score_details.get('score')!r}",
+            f"must be a finite number within ±{SCORE_LIMIT:g}, got {score_details.get('score')!r}",
         )
+    stderr = _stderr(score_details)
+    problem = score_problem(value, stderr)
+    if problem is not None:
+        raise _malformed(path, f"{where}.score_details.uncertainty.standard_error", problem)
     metric = _text(config.get("metric_name")) or _text(config.get("metric_id")) or "score"
-    return EEEResult(model_id, benchmark, metric, value, lower, _stderr(score_details), path)
+    return EEEResult(model_id, benchmark, metric, value, lower, stderr, path)
 
 
 def _parse_record(path: Path, data: dict[str, Any]) -> list[EEEResult]:
@@ -190,12 +211,13 @@ def _parse_record(path: Path, data: dict[str, Any]) -> list[EEEResult]:
     return [r for r in parsed if r is not None]
 
 
-def load_eee_records(folder: str | Path) -> list[EEEResult]:
+def load_eee_records(folder: str | Path, skipped: list[str] | None = None) -> list[EEEResult]:
     """Every score of every EEE aggregate record under ``folder`` (searched recursively; a
     single ``.json`` file may be passed too), in file-path order, then record order.
 
     Non-EEE JSON and instance-level files are ignored; a folder without records gives ``[]``.
-    Raises :class:`RunError` for a missing folder or a malformed record (file, field, fix).
+    Raises :class:`RunError` for a missing folder or a malformed record (file, field, fix);
+    with a ``skipped`` list a malformed file is appended there instead and the others kept.
     """
     root = Path(folder)
     if not root.exists():
@@ -205,9 +227,14 @@ def load_eee_records(folder: str | Path) -> list[EEEResult]:
         )
     out: list[EEEResult] = []
     for path in _json_files(root):
-        data = _read_candidate(path)
-        if _looks_like_aggregate(data):
-            out.extend(_parse_record(path, data))
+        try:
+            data = _read_candidate(path)
+            if _looks_like_aggregate(data):
+                out.extend(_parse_record(path, data))
+        except RunError as err:
+            if skipped is None:
+                raise
+            skipped.append(f"skipped: {err}")
     return out
 
 

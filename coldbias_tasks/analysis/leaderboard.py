@@ -669,16 +669,20 @@ def _columns(
 def collect(
     dirs: Sequence[str | Path], options: LoadOptions | None = None
 ) -> tuple[list[Run], list[str]]:
-    """Runs of all ``dirs``; each unusable folder becomes a message instead of an exception."""
+    """Runs of all ``dirs``; each unusable folder or results file becomes a message (file and
+    reason) instead of an exception; the usable runs of the same folder are kept."""
     runs: list[Run] = []
     messages: list[str] = []
     for d in dirs:
+        skipped: list[str] = []
         try:
-            found = scan_folder(d, options)
+            found = scan_folder(d, options, skipped)
         except RunError as err:
             messages.append(f"skipped: {err}")
             continue
-        if not any(r.has_coldbias for r in found):
+        finally:
+            messages.extend(skipped)
+        if found and not any(r.has_coldbias for r in found):
             tasks = sorted({t for r in found for t in r.foreign_tasks})
             listed = ", ".join(tasks[:8]) + (", ..." if len(tasks) > 8 else "")
             messages.append(
@@ -704,7 +708,7 @@ def collect_eee(
             rest.append(d)
             continue
         try:
-            found += load_eee_records(d)
+            found += load_eee_records(d, messages)
         except RunError as err:
             messages.append(f"skipped: {err}")
     return found, rest, messages

@@ -43,8 +43,12 @@ from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
-from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
-from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
+from coldbias_tasks.core.quality import (
+    degenerate_reasons,
+    placebo_reacts,
+    reverse_degenerate_reasons,
+)
+from coldbias_tasks.core.reverse import ReverseSummary, ranked_first_most, summarize_reverse
 from coldbias_tasks.core.vocabulary import DOMAINS, PLACEBO_GROUP, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
@@ -612,6 +616,11 @@ class ReverseReport:
     def interval(self) -> tuple[float, float]:
         return interval(self.gap_draws)
 
+    @property
+    def degenerate(self) -> list[str]:
+        """:func:`~coldbias_tasks.core.quality.reverse_degenerate_reasons` of the answers."""
+        return reverse_degenerate_reasons(self.summary)
+
 
 def analyze_reverse(
     models: Sequence[ModelResults], resamples: int = BOOTSTRAP_RESAMPLES
@@ -682,6 +691,9 @@ def reverse_groups_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
                 "complete_rate": s.complete_rate,
                 "invalid_rate": s.invalid_rate,
                 "duplicate_rate": s.duplicate_rate,
+                "fill_rate": s.fill_rate,
+                "degenerate": bool(rep.degenerate),
+                "degenerate_reasons": "; ".join(rep.degenerate),
                 "n_items": rep.task.n_items,
                 "n_repeats": rep.task.repeats,
                 "n_answers": s.n_answers,
@@ -694,7 +706,9 @@ def reverse_groups_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
 def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
     """Per (reverse task, item field, category, value): mean normalized rank and top-1 share
     over the items of that category (e.g. which gender is ranked first for Action films), and
-    which value is ranked first most often there."""
+    which value is ranked first most often there (``ranked_first_most``: the highest top-1
+    share; a tie goes to the lower mean normalized rank, then to the first persona id in
+    alphabetical order, so exactly one value per category is marked)."""
     rows = []
     for rep in reports:
         t = rep.task
@@ -725,7 +739,7 @@ def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
                     )
                     for u in users
                 }
-                leader = max(users, key=lambda u: stats[u][1])
+                leader = ranked_first_most(stats)
                 for u in users:
                     rows.append(
                         {

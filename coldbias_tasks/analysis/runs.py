@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.analysis.eee import score_problem
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
-from coldbias_tasks.core.jsonl import read_jsonl_objects
+from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
@@ -64,6 +65,8 @@ __all__ = [
 
 #: lm-eval run settings recorded as seeds in the results JSON ``config``.
 SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
+#: Largest results JSON read (bytes; lm-eval's are a few hundred kB).
+RESULTS_LIMIT = 256 << 20
 #: Keys of ``results[task]`` that are not metrics.
 NON_METRIC_KEYS = {"alias", "name", "sample_len", "samples", " "}
 
@@ -348,20 +351,21 @@ def parse_model_args(raw: Any) -> dict[str, str]:
 def _to_float(value: Any) -> float:
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1e308
         return math.nan
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    text = read_text(path, RunError, RESULTS_LIMIT)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise RunError(
             f"{path}: invalid JSON at line {err.lineno} ({err.msg}); the file is truncated or "
             "edited: rerun lm_eval or restore the file."
         ) from err
-    except OSError as err:
-        raise RunError(f"{path}: cannot be read ({err.strerror}).") from err
+    except RecursionError:
+        raise RunError(f"{path}: JSON nested too deeply; restore it or rerun lm_eval.") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise RunError(
             f"{path}: not an lm-eval results file (no 'results' mapping); pass the folder "
@@ -412,11 +416,13 @@ def _read_answers(
     keep: str,
     options: LoadOptions,
     reverse: bool,
+    warnings: list[str],
 ) -> tuple[list[Any], list[Any], list[str]]:
     """(records, docs, fingerprints) of the samples logged under filter ``keep``: forward
     (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With ``reparse`` each
-    answer is rebuilt from its raw text. A sample without a coldbias payload, or one that does
-    not decode, raises naming the file and line."""
+    answer is rebuilt from its raw text, and answers whose logged payload disagrees are counted
+    in a warning. A sample without a coldbias payload, one that does not decode, or a payload
+    that does not fit its document (:func:`_forged`) raises naming the file and line."""
     key = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
     doc_type = ReverseDoc if reverse else TaskDoc
     record_type = UserRankRecord if reverse else AnswerRecord
@@ -424,6 +430,7 @@ def _read_answers(
     records: list[Any] = []
     docs: list[Any] = []
     prints: list[str] = []
+    differ = 0
     for line_no, sample in enumerate(samples, start=1):
         if str(sample.get("filter", FILTER_NAME)) != keep:
             continue
@@ -434,16 +441,60 @@ def _read_answers(
             doc = doc_type.from_dict(sample.get("doc") or {})
             record = record_type.from_payload(payload)
             if options.reparse:
-                record = rebuild(_raw_answer(sample), doc)
+                logged, record = record, rebuild(_raw_answer(sample), doc)
+                differ += logged != record
         except RecordError as err:
             raise RunError(
                 f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
             ) from err
+        problem = _forged(record, doc)
+        if problem is not None:
+            raise RunError(
+                f"{path}, line {line_no}: the logged answer does not fit its prompt ({problem}): "
+                "the samples file was edited or damaged. Restore it or rerun the task; "
+                "--reparse reads the raw answers again."
+            )
         records.append(record)
         docs.append(doc)
         who = doc.item_id if reverse else doc.persona_id
         prints.append(_fingerprint(sample, who, doc.repeat, doc.prompt))
+    if differ:
+        warnings.append(
+            f"WARNING {path}: --reparse reads {differ} of {len(records)} answers differently "
+            "from the payload logged at run time (another parser version, or an edited "
+            "samples file); the numbers shown use --reparse"
+        )
     return records, docs, prints
+
+
+def _forged(record: AnswerRecord | UserRankRecord, doc: TaskDoc | ReverseDoc) -> str | None:
+    """Why a logged answer cannot belong to its document, or None: another persona, item or
+    repeat; a k other than the document's (or outside 1..shown items); an item id that was
+    not shown, or given twice; more items than k; a negative count."""
+    if isinstance(record, UserRankRecord) and isinstance(doc, ReverseDoc):
+        if (record.item_id, record.repeat) != (doc.item_id, doc.repeat):
+            return f"item {record.item_id} repeat {record.repeat} in a prompt for {doc.item_id}"
+        if record.candidates != doc.candidates:
+            return "its users are not the users shown"
+        counts = (record.n_entries, record.n_invalid, record.n_duplicates)
+        return "a negative count" if min(counts) < 0 else None
+    assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
+    if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
+        return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
+    if not 1 <= doc.k <= len(doc.shown_ids):
+        return f"k {doc.k} with {len(doc.shown_ids)} items shown"
+    if record.k != doc.k:
+        return f"k {record.k} in the answer but {doc.k} in the prompt"
+    shown = set(doc.shown_ids)
+    foreign = [i for i in record.items if i not in shown]
+    if foreign:
+        return f"item id(s) {foreign[:5]} were not shown"
+    if len(set(record.items)) != len(record.items):
+        return "an item id appears twice"
+    if len(record.items) > record.k:
+        return f"{len(record.items)} items for k {record.k}"
+    counts = (record.n_shown, record.n_entries, record.n_out_of_catalog, record.n_duplicates)
+    return "a negative count" if min(counts) < 0 else None
 
 
 def _no_payload(key: str, reverse: bool) -> str:
@@ -466,6 +517,21 @@ def _run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
         )
     except ColdbiasError:
         return None
+
+
+def _check_k(task: str, path: Path, docs: Sequence[TaskDoc], results: Mapping[str, Any]) -> None:
+    """Every prompt of the task asks for one k, the run's ``coldbias_k`` when the results JSON
+    records it (else: an edited file)."""
+    settings = _run_settings(task, results)
+    ks = sorted({d.k for d in docs})
+    recorded = settings is not None and "coldbias_k" in settings.explicit
+    expected = settings.k if settings is not None and recorded else ks[0]
+    if ks != [expected]:
+        raise RunError(
+            f"{path}: prompts ask for k = {', '.join(map(str, ks))} but the run's setting is "
+            f"coldbias_k = {expected}: the samples file was edited or belongs to another run. "
+            "Restore it or rerun the task."
+        )
 
 
 def _count_problems(task: str, results: Mapping[str, Any], n_lines: int) -> list[str]:
@@ -550,9 +616,10 @@ def _task_data(
     keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
     if len(filters) > 1:
         warnings.append(f"{path}: several filters {filters}; using {keep!r}")
-    records, docs, prints = _read_answers(samples, path, keep, options, reverse=False)
+    records, docs, prints = _read_answers(samples, path, keep, options, False, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    _check_k(task, path, docs, results)
     problems = _completeness(task, path, len(records), docs, results)
     partial = _partial(task, path, problems, options, warnings)
     first = docs[0]
@@ -633,7 +700,7 @@ def _reverse_task_data(
     """Rebuild one reverse task's answers from its samples file (checked for completeness:
     every item × repeat once, as many answers as lm-eval counted)."""
     warnings: list[str] = []
-    records, docs, prints = _read_answers(samples, path, FILTER_NAME, options, reverse=True)
+    records, docs, prints = _read_answers(samples, path, FILTER_NAME, options, True, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
     problems = _count_problems(task, results, len(records))
@@ -668,8 +735,12 @@ def _reverse_task_data(
     return data, warnings
 
 
-def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, ExtraMetric]:
-    """Headline (first) metric of each non-coldbias task; subtasks of a listed group skipped."""
+def _extra_metrics(
+    results: dict[str, Any], tasks: Iterable[str], notes: list[str], where: Path
+) -> dict[str, ExtraMetric]:
+    """Headline (first) metric of each non-coldbias task; subtasks of a listed group skipped.
+    A value that is not a number, not finite or out of range, or whose stderr is negative, is
+    not shown: a message (in ``notes``, naming the file ``where``) says so."""
     table = results.get("results", {})
     subtasks = {
         sub
@@ -684,13 +755,17 @@ def _extra_metrics(results: dict[str, Any], tasks: Iterable[str]) -> dict[str, E
             continue
         entry = table.get(task, {})
         for key, value in entry.items():
-            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if key in NON_METRIC_KEYS or "_stderr" in key or not numeric:
+            if key in NON_METRIC_KEYS or "_stderr" in key:
                 continue
             metric, _, filt = key.partition(",")
             stderr = _to_float(entry.get(f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr"))
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            problem = score_problem(_to_float(value), stderr) if numeric else "not a number"
+            if problem is not None:
+                notes.append(f"{where}: {task} {key} = {value!r}: {problem}; not shown")
+                continue
             better = (hib.get(task) or {}).get(metric)
-            out[task] = ExtraMetric(task, key, float(value), stderr, better)
+            out[task] = ExtraMetric(task, key, _to_float(value), stderr, better)
             break
     return out
 
@@ -754,18 +829,22 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         transformers_version=str(results.get("transformers_version", "unknown")),
         date=_to_float(results.get("date")) if results.get("date") is not None else None,
         tasks=tasks,
-        other_metrics=_extra_metrics(results, foreign),
+        other_metrics=_extra_metrics(results, foreign, warnings, results_file),
         foreign_tasks=tuple(foreign),
         warnings=tuple(warnings),
         reverse=reverse,
     )
 
 
-def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
+def scan_folder(
+    folder: str | Path, options: LoadOptions | None = None, skipped: list[str] | None = None
+) -> list[Run]:
     """Every results file under ``folder`` (recursively) as a :class:`Run`, coldbias or not.
 
     Raises :class:`RunError` for a missing folder, a folder without lm-eval output, samples
-    without a results file, malformed files and samples lacking coldbias payloads.
+    without a results file, malformed files and samples lacking coldbias payloads. With a
+    ``skipped`` list, a results file that cannot be used is appended there as one message
+    (file and reason) instead, and the other runs of the folder are kept.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -786,15 +865,22 @@ def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
         assert m is not None
         key = (path.parent, m["ts"])
         used.add(key)
-        runs.append(_load_run(path, by_stamp.get(key, {}), options or LoadOptions()))
+        try:
+            runs.append(_load_run(path, by_stamp.get(key, {}), options or LoadOptions()))
+        except RunError as err:
+            if skipped is None:
+                raise
+            skipped.append(f"skipped: {err}")
     orphans = [p for key, tasks in by_stamp.items() if key not in used for p in tasks.values()]
-    if orphans and not runs:
+    if orphans and not runs and not skipped:
         raise RunError(
             f"{root}: samples files ({orphans[0].name}, ...) but no results_<ts>.json beside "
             "them: a partial lm-eval output (interrupted run?). Rerun lm_eval, or copy the "
             "whole output folder."
         )
-    if orphans:
+    if orphans and not runs and skipped:  # every results file beside them was skipped
+        skipped.append(f"{root}: samples without a results file skipped: {orphans[0].name}, ...")
+    elif orphans:
         note = (
             f"{root}: samples without a results file skipped: {', '.join(p.name for p in orphans)}"
         )
@@ -803,9 +889,18 @@ def scan_folder(folder: str | Path, options: LoadOptions | None = None) -> list[
 
 
 def load_folder(folder: str | Path, options: LoadOptions | None = None) -> list[Run]:
-    """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError."""
-    runs = scan_folder(folder, options)
+    """The runs under ``folder`` that hold coldbias tasks; a foreign folder raises RunError.
+    A results file that cannot be used raises too; with ``allow_partial`` it is left out with
+    a warning naming the file and the reason, unless no usable run is left."""
+    skipped: list[str] = []
+    allow = options is not None and options.allow_partial
+    runs = scan_folder(folder, options, skipped if allow else None)
     ours = [r for r in runs if r.has_coldbias]
+    if skipped and not ours:
+        raise RunError(skipped[0].removeprefix("skipped: "))
+    if skipped:
+        notes = tuple(f"WARNING {note} (left out: --allow-partial)" for note in skipped)
+        ours[0] = dataclasses.replace(ours[0], warnings=(*ours[0].warnings, *notes))
     if not ours:
         found = sorted({t for r in runs for t in r.foreign_tasks})
         listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
@@ -888,6 +983,24 @@ def display_name(model: str) -> str:
     return model
 
 
+def _distinct_names(models: Sequence[str]) -> list[str]:
+    """:func:`display_name` of each model; local paths that end in the same folder name get as
+    many trailing path parts as tell them apart (``a/mymodel``, ``b/mymodel``)."""
+    shown = [display_name(m) for m in models]
+    for name in set(shown):
+        full = sorted({m for m, s in zip(models, shown) if s == name})
+        if len(full) < 2:
+            continue
+        parts = {m: Path(m.rstrip("/\\")).parts for m in full}
+        tails = {m: m for m in full}
+        for depth in range(2, max(len(p) for p in parts.values()) + 1):
+            tails = {m: "/".join(p[-depth:]) for m, p in parts.items()}
+            if len(set(tails.values())) == len(full):
+                break
+        shown = [tails.get(m, s) if s == name else s for m, s in zip(models, shown)]
+    return shown
+
+
 def _model_label(
     rows: Sequence[tuple[str, str, dict[str, str]]],
     prompts: Sequence[Sequence[tuple[str, str, str]]] | None = None,
@@ -895,7 +1008,8 @@ def _model_label(
     """Row labels: the model name, disambiguated when it repeats: by the prompt template,
     language and decoding settings when those differ, else by backend and args."""
     prompts = prompts or [[] for _ in rows]
-    rows = [(display_name(name), backend, args) for name, backend, args in rows]
+    shown = _distinct_names([name for name, _, _ in rows])
+    rows = [(name, backend, args) for name, (_, backend, args) in zip(shown, rows)]
     names = [name for name, _, _ in rows]
     labels = []
     for (name, backend, args), prompt in zip(rows, prompts):

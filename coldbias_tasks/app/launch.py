@@ -37,6 +37,7 @@ __all__ = [
     "HF_MAX_LENGTH",
     "Launch",
     "check_chat_template",
+    "check_inputs",
     "check_task_names",
     "default_dtype",
     "eval_argv",
@@ -205,6 +206,56 @@ def check_task_names(tasks: str | None, folders: Sequence[str]) -> None:
         )
 
 
+def check_inputs(args: Sequence[str]) -> list[str]:
+    """Before lm-eval loads a model or a task: the ``coldbias_*`` settings in ``--metadata``,
+    the persona file, catalog and template they name, and the number of requests of each
+    requested coldbias task (above ``coldbias_max_requests``: refused with the count and a time
+    estimate). Raises the SettingsError, PersonaError, CatalogError or TemplateError lm-eval
+    would otherwise show at the end of a traceback; returns a note with the request count."""
+    from coldbias_tasks.core.catalog import load_catalog
+    from coldbias_tasks.core.errors import ColdbiasError
+    from coldbias_tasks.core.personas import load_personas
+    from coldbias_tasks.core.settings import SECONDS_PER_REQUEST, Settings
+    from coldbias_tasks.lmeval.prompt import load_template
+
+    tasks = [t.strip() for t in (_value(args, "--tasks") or "").split(",") if t.strip()]
+    ours = [t for t in tasks if is_coldbias_task(t) and not t.endswith((".yaml", ".yml"))]
+    if not ours:
+        return []
+    settings = Settings.from_metadata(_metadata(args))
+    config = load_personas(settings.personas)
+    if settings.catalog:
+        load_catalog(settings.catalog)
+    load_template(settings.template, settings.language)
+    largest = 0
+    for name in ours:
+        _, variant, group = parse_task_name(name)
+        if variant == "reverse":
+            counts = [(min(settings.items, settings.n_items), "items")]
+        else:
+            names = [group] if group in config.groups else list(config.groups)
+            counts = []
+            for g in names:  # a group of tasks: its largest attribute group
+                try:
+                    counts.append((len(config.group(g, settings.replicates, variant)), "personas"))
+                except ColdbiasError:
+                    continue
+        if not counts:
+            continue
+        n, what = max(counts)
+        settings.check_requests(
+            n * settings.repeats, name, f"up to {n} {what} × {settings.repeats} repeats"
+        )
+        largest = max(largest, n * settings.repeats)
+    if largest < 1000:
+        return []
+    hours = largest * SECONDS_PER_REQUEST / 3600
+    return [
+        f"the largest task named sends up to {largest:,} requests, about {hours:,.1f} h at "
+        f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (a group: that for each task)"
+    ]
+
+
 @dataclass
 class Launch:
     """A prepared ``coldbias eval``: lm-eval's ``argv``, the user's own task folders to index
@@ -248,6 +299,7 @@ def prepare(argv: Sequence[str]) -> Launch:
     check_task_names(_value(args, "--tasks"), [ours, *user])
     launch = Launch(args, user)
     notes = launch.notes
+    notes += check_inputs(args)
     if not _has(args, "--apply_chat_template"):
         args.append("--apply_chat_template")
     check_chat_template(_value(args, "--model_args"))

@@ -1,10 +1,24 @@
-"""Atomic, clean output folders for the report and the leaderboard.
+"""Safe, all-or-nothing output folders for the report and the leaderboard.
 
-Everything is written to a temporary folder beside the destination and moved into place only
-when all files are written: a failure leaves the previous good output untouched. The folder
-then holds exactly the current files: a manifest (``coldbias_manifest.json``) lists them; files
-an earlier coldbias output listed and the new one does not (stale plots) are removed; files
-coldbias did not write are left alone, with a message. Problems with the path are one
+Everything is written to a temporary folder beside the destination first. The folder then holds
+exactly the current files: a manifest (``coldbias_manifest.json``) lists them; files an earlier
+manifest listed and the new one does not (stale plots) are removed. Only files coldbias wrote
+*inside* the folder are ever replaced or removed:
+
+- manifest entries are plain relative paths whose folder resolves inside the destination (an
+  absolute path, ``..`` or a symlinked folder leading out is ignored, with a message); a listed
+  entry that is now a symlink or not a regular file is left alone;
+- the root folder, the home folder (or a folder above it) are refused; so is a folder holding
+  another command's output (a report folder as leaderboard output and vice versa) or an
+  unreadable manifest;
+- a file of the same name as a new one that no manifest lists (a user's own ``report.html``) is
+  refused before anything is written, with the fix;
+- the final step moves the previous files into a backup folder beside the destination and the new
+  ones in; any failure moves every old file back (the previous output stays as it was);
+- temporary folders ``.NAME.PID.xxxxxxxx`` left by a killed run (its process is gone) and
+  ``.NAME.xxxxxxxx`` of older versions (older than ten minutes) are removed on the next start.
+
+Files coldbias did not write are left alone, with a message. Problems with the path are one
 :class:`~coldbias_tasks.core.errors.OutputError` line.
 """
 
@@ -12,9 +26,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
-from pathlib import Path
+import time
+from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from coldbias_tasks.core.errors import OutputError
@@ -22,31 +38,36 @@ from coldbias_tasks.core.errors import OutputError
 __all__ = ["MANIFEST", "OutputFolder"]
 
 MANIFEST = "coldbias_manifest.json"
+#: Largest manifest read (bytes); a bigger one is not coldbias's.
+MANIFEST_LIMIT = 4_000_000
+#: Entries walked when listing files coldbias did not write (a big folder is not walked whole).
+WALK_LIMIT = 20_000
+#: Age (seconds) after which a temporary folder without a process id counts as stale.
+STALE_AGE = 600.0
 
 
 class OutputFolder:
     """``with OutputFolder(dest, "coldbias report") as tmp:`` write files into ``tmp``; on a
     clean exit they replace ``dest``'s previous coldbias files. ``messages`` collects notes
-    (foreign files kept); ``files`` the final paths."""
+    (foreign files kept, manifest entries ignored); ``files`` the final paths."""
 
     def __init__(self, dest: str | Path, generator: str) -> None:
-        self.dest = Path(dest)
+        self.dest = Path(dest).expanduser()
         self.generator = generator
         self.messages: list[str] = []
         self.files: list[Path] = []
         self._tmp: Path | None = None
+        self._root = self.dest
 
     def __enter__(self) -> Path:
-        if self.dest.exists() and not self.dest.is_dir():
-            raise OutputError(f"{self.dest} is a file, not a folder; pass another --output.")
-        parent = self.dest.parent
+        self._root = self._checked_root()
+        parent = self._root.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.", dir=parent))
+            _clean_stale(parent, self._root.name)
+            self._tmp = Path(tempfile.mkdtemp(prefix=_prefix(self._root), dir=parent))
         except OSError as err:
-            raise OutputError(
-                f"cannot write to {self.dest} ({err.strerror}); pass --output to a writable folder."
-            ) from None
+            raise self._unwritable(err) from None
         return self._tmp
 
     def __exit__(
@@ -60,51 +81,209 @@ class OutputFolder:
             if kind is None:
                 self._commit(self._tmp)
         except OSError as err:
-            raise OutputError(
-                f"cannot write to {self.dest} ({err.strerror}); pass --output to a writable folder."
-            ) from None
+            raise self._unwritable(err) from None
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
+    def _unwritable(self, err: OSError) -> OutputError:
+        return OutputError(
+            f"cannot write to {self.dest} ({err.strerror}); nothing was changed there; pass "
+            "--output to a writable folder."
+        )
+
+    def _checked_root(self) -> Path:
+        """The resolved destination, refused when it is /, home or above, a file, or holds
+        another command's output."""
+        root = self.dest.resolve()
+        home = Path.home().resolve()
+        if root == Path(root.anchor) or root == home or root in home.parents:
+            raise OutputError(
+                f"refusing to write coldbias output into {self.dest} (the root or home "
+                "folder); pass --output to a folder of its own, e.g. "
+                f"--output {self.dest / 'coldbias_out'}."
+            )
+        if root.exists() and not root.is_dir():
+            raise OutputError(f"{self.dest} is a file, not a folder; pass another --output.")
+        generator = self._manifest(root)[0]
+        if generator is not None and generator != self.generator:
+            raise OutputError(
+                f"{self.dest} holds the output of {generator!r} (its {MANIFEST}), not of "
+                f"{self.generator!r}; writing here would replace it. Pass another --output "
+                "(one folder per command)."
+            )
+        return root
+
+    def _manifest(self, root: Path) -> tuple[str | None, list[object]]:
+        """``(generated_by, files)`` of ``root``'s manifest; ``(None, [])`` when there is none;
+        an unreadable or foreign-looking manifest raises OutputError."""
+        path = root / MANIFEST
+        if not os.path.lexists(path):
+            return None, []
+        refuse = OutputError(
+            f"{self.dest / MANIFEST} is not a manifest coldbias wrote (unreadable, not a "
+            "regular file, or without generated_by and files); if the folder is yours "
+            "delete that file, or pass another --output."
+        )
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MANIFEST_LIMIT:
+            raise refuse
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise refuse from None
+        if not (
+            isinstance(raw, dict)
+            and isinstance(raw.get("generated_by"), str)
+            and isinstance(raw.get("files"), list)
+        ):
+            raise refuse
+        return raw["generated_by"], raw["files"]
+
+    def _owned(self, root: Path, entries: list[object]) -> set[str]:
+        """The manifest entries that name a regular file inside ``root`` (others: a message)."""
+        owned, ignored = set(), []
+        for rel in entries:
+            if isinstance(rel, str) and _inside(root, rel):
+                path = root / rel
+                if not os.path.lexists(path) or (path.is_file() and not path.is_symlink()):
+                    owned.add(PurePosixPath(rel).as_posix())
+                    continue
+            ignored.append(repr(rel))
+        if ignored:
+            shown = ", ".join(ignored[:3]) + (", ..." if len(ignored) > 3 else "")
+            self.messages.append(
+                f"{self.dest / MANIFEST}: ignored {len(ignored)} entr(ies) that are not "
+                f"regular files inside the folder ({shown}); nothing outside was touched"
+            )
+        return owned
+
     def _commit(self, tmp: Path) -> None:
+        root = self._root
         new = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
         (tmp / MANIFEST).write_text(
             json.dumps({"generated_by": self.generator, "files": new}, indent=1), encoding="utf-8"
         )
-        if not self.dest.exists():
+        if not root.exists():
             tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700, mkdir would not
-            os.replace(tmp, self.dest)
+            os.replace(tmp, root)
         else:
-            old = self._old_manifest()
-            for rel in sorted(set(old) - set(new)):
-                (self.dest / rel).unlink(missing_ok=True)
-            for rel in [*new, MANIFEST]:
-                target = self.dest / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(tmp / rel, target)
-            keep = set(new) | set(old) | {MANIFEST}
-            nested = [m.parent for m in self.dest.rglob(MANIFEST) if m.parent != self.dest]
-            foreign = sorted(
-                p.relative_to(self.dest).as_posix()
-                for p in self.dest.rglob("*")
-                if p.is_file()
-                and p.relative_to(self.dest).as_posix() not in keep
-                and not any(n in p.parents for n in nested)  # another coldbias output
-            )
-            if foreign:
-                shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-                self.messages.append(
-                    f"{self.dest} also holds {len(foreign)} file(s) coldbias did not write "
-                    f"({shown}); left alone"
-                )
+            old = self._owned(root, self._manifest(root)[1])
+            self._refuse_collisions(root, new, old)
+            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST}))
+            self._note_foreign(root, set(new) | old | {MANIFEST})
         self.files = [self.dest / rel for rel in new]
 
-    def _old_manifest(self) -> list[str]:
-        path = self.dest / MANIFEST
-        try:
-            return list(json.loads(path.read_text(encoding="utf-8")).get("files", []))
-        except (OSError, ValueError, AttributeError):
-            return []
+    def _refuse_collisions(self, root: Path, new: list[str], old: set[str]) -> None:
+        """Nothing is written when a new file would replace one no manifest lists, or would
+        land outside ``root`` through a symlinked folder."""
+        outside = [rel for rel in new if not _inside(root, rel)]
+        if outside:
+            raise OutputError(
+                f"{self.dest}: {outside[0]} would be written outside the folder (a symlinked "
+                "folder); remove the link or pass another --output. Nothing was written."
+            )
+        clash = [rel for rel in new if os.path.lexists(root / rel) and rel not in old]
+        if clash:
+            shown = ", ".join(clash[:5]) + (", ..." if len(clash) > 5 else "")
+            raise OutputError(
+                f"{self.dest} already holds {len(clash)} file(s) of the names coldbias writes "
+                f"that it did not write ({shown}); move them away or pass another --output. "
+                "Nothing was written."
+            )
+
+    def _note_foreign(self, root: Path, keep: set[str]) -> None:
+        foreign, seen = [], 0
+        for folder, dirs, names in os.walk(root):  # does not follow symlinked folders
+            here = Path(folder)
+            if here != root and (here / MANIFEST).exists():
+                dirs[:] = []  # another coldbias output
+                continue
+            for name in names:
+                rel = (here / name).relative_to(root).as_posix()
+                if rel not in keep:
+                    foreign.append(rel)
+            seen += len(names) + len(dirs)
+            if seen > WALK_LIMIT:
+                foreign.append("...")
+                break
+        if foreign:
+            shown = ", ".join(sorted(foreign)[:5]) + (", ..." if len(foreign) > 5 else "")
+            self.messages.append(
+                f"{self.dest} also holds {len(foreign)} file(s) coldbias did not write "
+                f"({shown}); left alone"
+            )
+
+
+def _inside(root: Path, rel: str) -> bool:
+    """Whether ``rel`` is a plain relative path whose folder resolves inside ``root``."""
+    pure = PurePosixPath(rel)
+    if not rel or "\x00" in rel or pure.is_absolute() or ".." in pure.parts:
+        return False
+    folder = (root / pure).parent.resolve()
+    return folder == root or root in folder.parents
+
+
+def _place(src: Path, dst: Path) -> None:
+    """Move one file into place (a separate function so a failure can be tested)."""
+    os.replace(src, dst)
+
+
+def _swap(tmp: Path, root: Path, new: list[str], stale: list[str]) -> None:
+    """Move the old files of ``new`` and the ``stale`` ones into a backup folder beside ``root``
+    and the new ones in; on any error restore every old file and re-raise."""
+    backup = Path(tempfile.mkdtemp(prefix=_prefix(root), dir=root.parent))
+    done: list[tuple[Path, Path | None, bool]] = []  # (target, saved copy, new file placed)
+    try:
+        for rel, fresh in [*((r, True) for r in new), *((r, False) for r in stale)]:
+            target, saved = root / rel, None
+            if os.path.lexists(target):
+                saved = backup / rel
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, saved)
+            done.append((target, saved, False))
+            if fresh:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _place(tmp / rel, target)
+                done[-1] = (target, saved, True)
+    except OSError:
+        for target, saved, placed in reversed(done):
+            if placed:
+                target.unlink(missing_ok=True)
+            if saved is not None:
+                os.replace(saved, target)
+        raise
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def _prefix(root: Path) -> str:
+    return f".{root.name}.{os.getpid()}."
+
+
+def _clean_stale(parent: Path, name: str) -> None:
+    """Remove ``parent/.NAME.PID.xxxxxxxx`` folders whose process is gone and old-style
+    ``.NAME.xxxxxxxx`` ones older than :data:`STALE_AGE` (never following symlinks)."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}")
+    for entry in parent.iterdir():
+        found = pattern.fullmatch(entry.name)
+        if not found or entry.is_symlink() or not entry.is_dir():
+            continue
+        pid = found.group(1)
+        if pid is None:
+            stale = time.time() - entry.stat().st_mtime > STALE_AGE
+        else:
+            stale = int(pid) != os.getpid() and not _alive(int(pid))
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _umask() -> int:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
+from coldbias_tasks.core.jsonl import DATA_LIMIT, read_jsonl_objects, read_text
 from coldbias_tasks.core.vocabulary import DOMAINS
 
 __all__ = ["Catalog", "load_catalog", "western_rule"]
@@ -135,7 +135,9 @@ def _check_types(path: Path, table: pd.DataFrame, schema: Mapping[str, type]) ->
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    rows = read_jsonl_objects(path, CatalogError, "fix the line (one JSON object per item).")
+    rows = read_jsonl_objects(
+        path, CatalogError, "fix the line (one JSON object per item).", DATA_LIMIT
+    )
     table = pd.DataFrame([row for _, row in rows])
     table.attrs["lines"] = [line_no for line_no, _ in rows]
     return table
@@ -155,7 +157,7 @@ def _read_user_table(path: Path) -> pd.DataFrame:
             ) from err
     if suffix == ".json":
         try:
-            raw = json.loads(read_text(path, CatalogError))
+            raw = json.loads(read_text(path, CatalogError, DATA_LIMIT))
         except json.JSONDecodeError as err:
             raise CatalogError(f"{path}: invalid JSON ({err.msg} at line {err.lineno}).") from err
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
@@ -168,7 +170,7 @@ def _read_user_table(path: Path) -> pd.DataFrame:
     if suffix == ".jsonl":
         return _read_jsonl(path)
     if suffix == ".csv":
-        text = read_text(path, CatalogError)
+        text = read_text(path, CatalogError, DATA_LIMIT)
         try:
             return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:

@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import ColdbiasError
 
-__all__ = ["read_jsonl_objects", "read_text"]
+__all__ = ["DATA_LIMIT", "SIZE_LIMIT", "read_jsonl_objects", "read_text"]
+
+#: Largest input file read (bytes): lm-eval samples (13.6 MB for a big run).
+SIZE_LIMIT = 1 << 30
+#: Largest catalog, persona or language file read (bytes).
+DATA_LIMIT = 64 << 20
 
 
-def read_text(path: Path, error: type[ColdbiasError]) -> str:
-    """The file's UTF-8 text; unreadable or not UTF-8 raises ``error`` naming the file."""
+def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -> str:
+    """The file's UTF-8 text. Not a regular file (a device, a FIFO: reading would never end),
+    bigger than ``limit`` bytes, unreadable or not UTF-8 raises ``error`` naming the file."""
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(
+                f"{path}: not a regular file (a device, FIFO or folder); pass a file's path."
+            )
+        if info.st_size > limit:
+            raise error(
+                f"{path}: {info.st_size:,} bytes, more than the {limit:,} coldbias reads; "
+                "pass a smaller file."
+            )
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise error(
@@ -24,13 +41,14 @@ def read_text(path: Path, error: type[ColdbiasError]) -> str:
 
 
 def read_jsonl_objects(
-    path: Path, error: type[ColdbiasError], fix: str
+    path: Path, error: type[ColdbiasError], fix: str, limit: int = SIZE_LIMIT
 ) -> list[tuple[int, dict[str, Any]]]:
-    """(1-based line number, object) for every non-blank line. A line that is not JSON, or not
-    a JSON object, raises ``error`` naming the file and line, followed by ``fix``.
+    """(1-based line number, object) for every non-blank line of a file of at most ``limit``
+    bytes. A line that is not JSON, or not a JSON object, raises ``error`` naming the file and
+    line, followed by ``fix``.
     """
     out: list[tuple[int, dict[str, Any]]] = []
-    for line_no, line in enumerate(read_text(path, error).splitlines(), start=1):
+    for line_no, line in enumerate(read_text(path, error, limit).splitlines(), start=1):
         if not line.strip():
             continue
         try:

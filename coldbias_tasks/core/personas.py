@@ -16,6 +16,7 @@ neutral user is "a new user", never "a .").
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ PERSONAS_SCHEMA = 2
 #: Group name prefix of implicit (first-name) groups: ``implicit_gender``.
 IMPLICIT_PREFIX = "implicit_"
 _TOP_KEYS = ("version", "groups", "intersections", "context")
+#: A value id: letters, digits, "_" or "-" ("+" joins intersections, "." group and value).
+_VALUE_ID = re.compile(r"[\w-]+")
 _LANG_KEYS = (
     "language", "name", "sentence", "joiner", "neutral", "name_sentence", "nouns", "groups",
     "intersections", "context",
@@ -235,8 +238,12 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
             if not isinstance(value, dict) or not value.get("id") or "phrase" not in value:
                 raise _fail(path, f"group {name!r}: every value needs 'id' and 'phrase': {value}")
             vid = str(value["id"])
-            if "+" in vid or "." in vid:
-                raise _fail(path, f"group {name!r}: value id {vid!r} may not contain '+' or '.'")
+            if not _VALUE_ID.fullmatch(vid):
+                raise _fail(
+                    path,
+                    f"group {name!r}: value id {vid!r} must be letters, digits, '_' or '-' (no "
+                    "'+', '.', '/' or spaces: it names files and task columns); rename it",
+                )
             persona = Persona(f"{name}.{vid}", name, vid)
             if persona.id in phrases:
                 raise _fail(path, f"group {name!r} repeats the value id {vid!r}")
@@ -373,7 +380,7 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     languages in ``data/lang/`` and the first names in ``data/implicit.yaml``."""
     builtin = data_dir() / "personas.yaml"
     path = Path(path).expanduser() if path else builtin
-    if not path.is_file():
+    if not path.exists():
         raise PersonaError(f"persona file {path} does not exist; pass an existing YAML file.")
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
     unknown = sorted(set(raw) - set(_TOP_KEYS))

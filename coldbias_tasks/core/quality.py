@@ -2,8 +2,8 @@
 
 A model that copies the catalog order, fails to fill the list, invents items or repeats itself
 can score "perfectly fair" (zero divergence) or meaningless divergences. Tasks and models that
-meet any of :data:`DEGENERATE_RULES` are flagged; the report warns and the leaderboard sorts
-them last.
+meet any of :data:`DEGENERATE_RULES` (reverse tasks: :data:`REVERSE_DEGENERATE_RULES`) are
+flagged; the report warns and the leaderboard sorts them last.
 """
 
 from __future__ import annotations
@@ -11,8 +11,16 @@ from __future__ import annotations
 import math
 
 from coldbias_tasks.core.aggregate import Fidelity, MetricSummary, Positions
+from coldbias_tasks.core.reverse import ReverseSummary
 
-__all__ = ["DEGENERATE_MESSAGE", "DEGENERATE_RULES", "degenerate_reasons", "placebo_reacts"]
+__all__ = [
+    "DEGENERATE_MESSAGE",
+    "DEGENERATE_RULES",
+    "REVERSE_DEGENERATE_RULES",
+    "degenerate_reasons",
+    "placebo_reacts",
+    "reverse_degenerate_reasons",
+]
 
 #: (rate, comparison, threshold): a task or model meeting any rule is degenerate.
 DEGENERATE_RULES: tuple[tuple[str, str, float], ...] = (
@@ -27,6 +35,17 @@ DEGENERATE_MESSAGE = (
 )
 
 
+#: The same rules for the reverse task (rank users for an item): keeping the shown order is
+#: the prefix copy, the share of users ranked the fill, entries naming no shown user the
+#: out-of-catalog answers.
+REVERSE_DEGENERATE_RULES: tuple[tuple[str, str, float], ...] = (
+    ("keep_order_rate", ">", 0.5),
+    ("fill_rate", "<", 0.5),
+    ("invalid_rate", ">", 0.3),
+    ("duplicate_rate", ">", 0.3),
+)
+
+
 def degenerate_reasons(fid: Fidelity, pos: Positions) -> list[str]:
     """Which :data:`DEGENERATE_RULES` the rates break ("prefix_copy_rate 0.71 > 0.5"); NaN
     rates (nothing to count) break no rule.
@@ -37,8 +56,21 @@ def degenerate_reasons(fid: Fidelity, pos: Positions) -> list[str]:
         "out_of_catalog_rate": fid.out_of_catalog_rate,
         "duplicate_rate": fid.duplicate_rate,
     }
+    return _broken(rates, DEGENERATE_RULES)
+
+
+def reverse_degenerate_reasons(summary: ReverseSummary) -> list[str]:
+    """Which :data:`REVERSE_DEGENERATE_RULES` a reverse task's rates break ("fill_rate
+    0.00 < 0.5"); NaN rates (no answer) break no rule."""
+    return _broken(
+        {name: getattr(summary, name) for name, _, _ in REVERSE_DEGENERATE_RULES},
+        REVERSE_DEGENERATE_RULES,
+    )
+
+
+def _broken(rates: dict[str, float], rules: tuple[tuple[str, str, float], ...]) -> list[str]:
     out = []
-    for name, op, limit in DEGENERATE_RULES:
+    for name, op, limit in rules:
         value = rates[name]
         if math.isnan(value):
             continue

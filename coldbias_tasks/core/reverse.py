@@ -18,12 +18,12 @@ null distribution of any statistic: ``group_p`` for the rank gap, and per value 
 for |mean normalized rank − 0.5|, Holm-adjusted over the group (``flagged_share``). Monte Carlo
 with 10,000 seeded draws (smallest p ≈ 10^−4). Position diagnostics: ``keep_order_rate`` (share
 of answers that keep the shown order) and ``first_shown_rank`` (mean normalized rank of the
-user shown first).
+user shown first); ``fill_rate``: mean share of the shown users an answer ranks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +32,7 @@ from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.stats import holm
 from coldbias_tasks.core.vocabulary import ALPHA
 
-__all__ = ["DRAWS", "ReverseSummary", "ReverseValueStats", "summarize_reverse"]
+__all__ = ["DRAWS", "ReverseSummary", "ReverseValueStats", "ranked_first_most", "summarize_reverse"]
 
 #: Monte Carlo draws of the randomization tests.
 DRAWS = 10_000
@@ -71,6 +71,8 @@ class ReverseSummary:
     n_answers: int
     n_users: int
     alpha: float = ALPHA
+    #: mean share of the shown users an answer ranks (the forward fill rate's analogue)
+    fill_rate: float = NAN
 
 
 def _matrices(records: Sequence[UserRankRecord], users: Sequence[str]) -> tuple[np.ndarray, ...]:
@@ -104,6 +106,13 @@ def _null_means(at_position: np.ndarray, draws: int, seed: int, chunk: int = 500
         ranks = np.take_along_axis(np.broadcast_to(at_position, (size, n, m)), perms, axis=2)
         out[start : start + size] = ((ranks - 1) / (m - 1)).mean(axis=1)
     return out
+
+
+def ranked_first_most(stats: Mapping[str, tuple[float, float]]) -> str:
+    """The value ranked first most often, from ``{persona id: (mean normalized rank, top-1
+    share)}``: the highest top-1 share; a tie goes to the lower mean rank, then to the first
+    persona id in alphabetical order (deterministic: exactly one value)."""
+    return min(stats, key=lambda u: (-stats[u][1], stats[u][0], u))
 
 
 def summarize_reverse(
@@ -171,4 +180,5 @@ def summarize_reverse(
         n_answers=n,
         n_users=m,
         alpha=alpha,
+        fill_rate=float(np.mean([len(r.order) / max(len(r.candidates), 1) for r in records])),
     )

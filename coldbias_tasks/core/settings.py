@@ -53,7 +53,10 @@ SPECS: tuple[_Spec, ...] = (
         "coldbias_order", "str", "shuffle", lambda v: v in ("shuffle", "fixed"),
         "'shuffle' or 'fixed'", "catalog order: seeded shuffle per repeat, or fixed",
     ),
-    _Spec("coldbias_seed", "int", 1234, None, "", "seed of the subset and the shuffles"),
+    _Spec(
+        "coldbias_seed", "int", 1234, lambda v: 0 <= v < 1 << 63, "0 … 2**63 − 1",
+        "seed of the subset and the shuffles",
+    ),
     _Spec(
         "coldbias_alpha", "float", 0.05, lambda v: 0 < v < 1, "in (0, 1)",
         "level of the per-value tests (Holm over each group)",
@@ -66,7 +69,14 @@ SPECS: tuple[_Spec, ...] = (
         "coldbias_items", "int", 50, lambda v: v >= 1, "≥ 1",
         "reverse task: catalog items each ranked for the group's users",
     ),
+    _Spec(
+        "coldbias_max_requests", "int", 10_000, lambda v: v >= 1, "≥ 1",
+        "most requests (prompts) one task may send; raise it to run a bigger task",
+    ),
 )  # fmt: skip
+#: Seconds per request used for the time estimate: float32 vLLM on 2 AVX2 cores, 60-item
+#: catalog, k = 20 (BENCHMARKS.md, "dtype: bf16 vs float32").
+SECONDS_PER_REQUEST = 3.7
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in SPECS}
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -115,6 +125,7 @@ class Settings:
     catalog: str | None
     personas: str | None
     items: int
+    max_requests: int
     explicit: frozenset[str] = frozenset()
 
     @classmethod
@@ -133,6 +144,19 @@ class Settings:
         return cls(
             **{key[len(PREFIX) :]: value for key, value in values.items()},
             explicit=frozenset(ours),
+        )
+
+    def check_requests(self, n: int, task: str, how: str) -> None:
+        """Refuse a task of ``n`` requests (``how``: e.g. "8 personas × 5 repeats") above
+        ``coldbias_max_requests``, with the count, a time estimate and the fix."""
+        if n <= self.max_requests:
+            return
+        hours = n * SECONDS_PER_REQUEST / 3600
+        raise SettingsError(
+            f"{task}: {n:,} requests ({how}), about {hours:,.1f} h at "
+            f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (BENCHMARKS.md), more than "
+            f"coldbias_max_requests={self.max_requests:,}. Lower coldbias_repeats, or pass "
+            f"--metadata '{{\"coldbias_max_requests\": {n}}}' to run it anyway."
         )
 
     def for_catalog(self, size: int, name: str) -> Settings:

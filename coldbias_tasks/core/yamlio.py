@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.jsonl import read_text
+from coldbias_tasks.core.jsonl import DATA_LIMIT, read_text
 
 __all__ = ["load_yaml"]
 
@@ -38,8 +38,9 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _n
 
 
 def load_yaml(path: Path, error: type[ColdbiasError]) -> Any:
-    """Parse ``path``; a syntax error or a duplicate key raises ``error`` with file and line."""
-    text = read_text(path, error)
+    """Parse ``path`` (at most :data:`~coldbias_tasks.core.jsonl.DATA_LIMIT` bytes, a regular
+    file); a syntax error or a duplicate key raises ``error`` with file and line."""
+    text = read_text(path, error, DATA_LIMIT)
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.MarkedYAMLError as err:

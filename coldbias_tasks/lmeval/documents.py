@@ -22,7 +22,13 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.personas import control_plan, load_personas, nouns
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
-from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS, control_id
+from coldbias_tasks.core.vocabulary import (
+    DOMAINS,
+    VARIANTS,
+    control_id,
+    reverse_task_name,
+    task_name,
+)
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
 __all__ = [
@@ -127,6 +133,11 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     catalog, settings = _catalog_and_settings(domain, metadata)
     config = load_personas(settings.personas)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
+    settings.check_requests(
+        len(personas) * settings.repeats,
+        task_name(domain, group, variant),
+        f"{len(personas)} personas × {settings.repeats} repeats",
+    )
     template = load_template(settings.template, settings.language)
     noun = nouns(config, settings.language, domain)
     items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
@@ -195,7 +206,13 @@ def build_reverse_docs(domain: str, group: str, metadata: Mapping[str, Any]) -> 
     phrases = {p.id: config.phrase(p, settings.language) for p in users}
     template = load_template(None, settings.language, kind="reverse")
     noun = nouns(config, settings.language, domain)[0]
-    items = subset(catalog, min(settings.items, len(catalog)), settings.seed, _stratum(domain))
+    n_items = min(settings.items, len(catalog))
+    settings.check_requests(
+        n_items * settings.repeats,
+        reverse_task_name(domain, group),
+        f"{n_items} items × {settings.repeats} repeats",
+    )
+    items = subset(catalog, n_items, settings.seed, _stratum(domain))
     docs = []
     for item in items:
         for repeat in range(settings.repeats):

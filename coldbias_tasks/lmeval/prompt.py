@@ -6,6 +6,11 @@ A template gets ``domain, noun, noun_singular, items`` (titles in the order show
 is rendered with probe values and must contain the user sentence, every shown title and k
 (:func:`check_contract`); otherwise, or for an undefined variable, a :class:`TemplateError`
 names the file and what is missing.
+
+Templates are data, not code: they run in Jinja's immutable sandbox (no attribute of Python
+internals, no method that changes a value), ``{% include %}`` and ``{% import %}`` reach only
+files of the template's own folder; anything else is a :class:`TemplateError`. Persona phrases
+and titles are values passed to the template, shown as literal text (never compiled).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+import jinja2.sandbox
 
 from coldbias_tasks.core.errors import TemplateError
+from coldbias_tasks.core.jsonl import read_text
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.yamlio import load_yaml
 
@@ -39,6 +46,46 @@ DEFAULT_TEMPLATE = "lines"
 _PROBE_TITLES = ("Probe Title Alpha", "Probe Title Beta", "Probe Title Gamma")
 _PROBE_USERS = ("I am probe user one.", "I am probe user two.")
 _PROBE_K = 7
+#: Largest template file read (bytes).
+TEMPLATE_LIMIT = 1 << 20
+#: What a template may not do (caught on load and on render).
+_REFUSED = (jinja2.TemplateError, TypeError, ArithmeticError, RecursionError)
+#: Longest text or list a template may build by repetition (``"x" * n``).
+_REPEAT_LIMIT = 10_000
+
+
+class _FolderLoader(jinja2.FileSystemLoader):
+    """Includes from the template's own folder only: regular files up to the size limit."""
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str | None, object]:
+        path = Path(self.searchpath[0]).joinpath(*jinja2.loaders.split_template_path(template))
+        big = path.is_file() and path.stat().st_size > TEMPLATE_LIMIT
+        if big or (path.exists() and not path.is_file()):
+            raise jinja2.TemplateNotFound(template)
+        return super().get_source(environment, template)
+
+
+class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """The immutable sandbox, also refusing ``**`` and huge repetitions (a template that would
+    run for hours or fill the memory)."""
+
+    intercepted_binops = frozenset({"**", "*"})
+
+    def call_binop(
+        self, context: jinja2.runtime.Context, operator: str, left: object, right: object
+    ) -> object:
+        if operator == "**":
+            raise jinja2.sandbox.SecurityError("the power operator ** is not allowed")
+        sizes = [x for x in (left, right) if isinstance(x, int) and not isinstance(x, bool)]
+        if any(isinstance(x, (str, list, tuple)) for x in (left, right)) and any(
+            n > _REPEAT_LIMIT for n in sizes
+        ):
+            raise jinja2.sandbox.SecurityError(
+                f"repeating a text or list more than {_REPEAT_LIMIT:,} times is not allowed"
+            )
+        return super().call_binop(context, operator, left, right)
 
 
 @dataclass(frozen=True)
@@ -140,6 +187,22 @@ def render_prompt(
             f"prompt template {where}: {err.message}; it may use domain, noun, noun_singular, "
             "items, k, mitigation, user and language."
         ) from err
+    except _REFUSED as err:
+        where = template.file if isinstance(template, Template) else "the prompt template"
+        raise _not_allowed(where, err) from err
+
+
+def _not_allowed(where: object, err: Exception) -> TemplateError:
+    """The error for a template doing what the sandbox refuses (internals, outside files)."""
+    what = (
+        f"includes {err.name!r}, not a file of the template's own folder"
+        if isinstance(err, jinja2.TemplateNotFound)
+        else f"does what a prompt template may not ({err})"
+    )
+    return TemplateError(
+        f"prompt template {where} {what}; a template may only show its variables (loops, "
+        "conditions, filters) and include files beside it. Remove that part of the template."
+    )
 
 
 def check_contract(template: Template) -> bool:
@@ -175,15 +238,19 @@ def load_template(spec: str | None = None, language: str = "en", kind: str = "fo
     (:func:`check_contract` / :func:`check_reverse_contract`)."""
     file, name = _file(spec, language, kind)
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as err:
+        text = read_text(file, TemplateError, TEMPLATE_LIMIT)
+    except TemplateError as err:
         raise TemplateError(
-            f"prompt template {file} cannot be read ({err.strerror}); pass an existing Jinja "
-            "file or a built-in template name as coldbias_template in --metadata."
+            f"prompt template {str(err).rstrip('.')}; pass an existing Jinja file or a "
+            "built-in template name as coldbias_template in --metadata."
         ) from err
     if not text.strip():
         raise TemplateError(f"prompt template {file} is empty; write the prompt in it.")
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+    env = _Sandbox(
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        loader=_FolderLoader(file.resolve().parent),
+    )
     try:
         jinja = env.from_string(text)
     except jinja2.TemplateSyntaxError as err:
@@ -207,6 +274,8 @@ def render_reverse_prompt(
             f"reverse prompt template {template.file}: {err.message}; it may use domain, noun, "
             "item, users and language."
         ) from err
+    except _REFUSED as err:
+        raise _not_allowed(template.file, err) from err
 
 
 def check_reverse_contract(template: Template) -> bool:

@@ -251,10 +251,22 @@ def main(argv: list[str] | None = None) -> int:
     import shutil
 
     parser = argparse.ArgumentParser(prog="python -m coldbias_tasks.lmeval.taskgen")
-    parser.add_argument("--personas", help="a persona YAML file (default: the package's)")
-    parser.add_argument("--out", type=Path, help="output folder (default: the package's tasks/)")
+    parser.add_argument(
+        "--personas", help="a persona YAML file (default: the package's); needs --out"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: the package's tasks/, only without --personas)",
+    )
     args = parser.parse_args(argv)
     out = args.out
+    if args.personas and out is None:  # would replace the installed package's tasks
+        parser.error(
+            "--personas needs --out DIR: without it the package's own task YAMLs would be "
+            f"replaced by yours. Run it again with --out my_tasks (or --out {tasks_dir()} if "
+            "you really mean to rewrite the installed tasks)."
+        )
     if out is not None and out.resolve() != tasks_dir().resolve():
         templates = out / "templates"
         if not templates.exists():

@@ -236,8 +236,13 @@ def reverse_summary_lines(reports: Sequence[ReverseReport]) -> list[str]:
     for rep in reports:
         s = rep.summary
         low, high = rep.interval()
-        first = min(s.values, key=lambda v: v.mean_rank) if s.values else None
+        first = min(s.values, key=lambda v: (v.mean_rank, v.persona_id), default=None)
         lead = f"; ranked highest: {first.persona_id} ({first.mean_rank:.2f})" if first else ""
+        if rep.degenerate:
+            lines.append(
+                f"WARNING {rep.model.label} · {rep.task.name}: {DEGENERATE_MESSAGE}: "
+                f"{'; '.join(rep.degenerate)}"
+            )
         lines.append(
             f"{rep.model.label} · {rep.task.name}: rank gap {H.fmt(s.rank_gap)} "
             f"[{H.fmt(low)}, {H.fmt(high)}], group p {H.fmt(s.group_p)}, "
@@ -423,7 +428,8 @@ def render_html(
     for label, reps in models.items():
         model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
         body.append(f"<h2>Model: {H.esc(label)}</h2>")
-        for r in (r for r in reps if r.degenerate):
+        mine = [*reps, *(r for r in reverse if r.model.label == label)]
+        for r in (r for r in mine if r.degenerate):
             body.append(
                 H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
             )
