@@ -1,0 +1,120 @@
+"""The seed-study importer and re-analysis on a synthetic fixture in the study's file layout
+(tests/seed_fixture.py); the real re-analysis is `bash leaderboards/seed_study/make.sh`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.analysis.seed_import import (
+    choose_seeds,
+    import_seed_study,
+    read_study,
+    value_id,
+)
+from coldbias_tasks.core.errors import RunError
+from tests import seed_fixture as fx
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
+    base = tmp_path_factory.mktemp("seed")
+    clone = fx.write_fixture(base / "clone")
+    out = base / "runs"
+    return clone, out, import_seed_study(clone, out)
+
+
+def _rows(folder: Path) -> dict:
+    return {m.model: m for m in pool_runs(load_folder(folder))}
+
+
+def test_value_ids_follow_our_persona_ids() -> None:
+    assert value_id("a girl") == "girl"
+    assert value_id("an American") == "american"
+    assert value_id("a child of a doctor") == "doctor"
+    assert value_id("fat") == "fat"
+
+
+def test_file_names_mapped(imported) -> None:
+    clone, _, _ = imported
+    study = read_study(clone)
+    assert set(study.files) >= {
+        ("gemma3_4b", "movie", ""),
+        ("gemma3_4b", "movie", ","),
+        ("gemma3_4b", "movie", "action_movie_fan"),
+    }
+    assert study.unrecognised == ("notes_about_runs.json",)
+    assert study.seeds == (0, 1, 2, 3, 4)
+
+
+def test_counts_and_reported_problems(imported) -> None:
+    _, out, summary = imported
+    # runs: gemma main 5 + gemma action context 5 + llama main 5
+    assert summary.runs == 15
+    values = sum(len(v) for v in fx.GROUPS.values())
+    # main: gemma 3 domains, llama 2 domains, 1 neutral + values per file; context: 5 files
+    assert summary.answers == (3 * 5 + 2 * 5 + 5) * (1 + values)
+    assert summary.errors == 1 and summary.empty == 1
+    text = "\n".join(summary.lines())
+    assert "extra seed file(s) [5] not imported" in text
+    assert "plain file set '' not imported (superseded by ','" in text
+    assert "llama3.2_3b music: no plain run" in text
+    assert "1 raw file(s) with an unknown name pattern" in text
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["design"]["k"] == 20 and provenance["design"]["temperature"] == 0.7
+    assert provenance["summary"]["errors"] == 1
+
+
+def test_runs_read_by_the_ordinary_loader(imported) -> None:
+    _, out, _ = imported
+    rows = _rows(out / "main")
+    assert set(rows) == {"google/gemma-3-4b-it", "meta-llama/Llama-3.2-3B-Instruct"}
+    gemma = rows["google/gemma-3-4b-it"]
+    assert sorted(gemma.seeds, key=int) == ["0", "1", "2", "3", "4"]
+    movie = gemma.tasks["coldbias_movie_gender"]
+    assert movie.repeats == 5 and movie.order == "fixed"
+    # the ',' plain set was imported: its neutral starts at item 10
+    neutral = [r for r in movie.records if r.persona_id == "neutral"]
+    assert all(r.items[0] == 10 for r in neutral)
+    assert "coldbias_music_gender" not in rows["meta-llama/Llama-3.2-3B-Instruct"].tasks
+    context = _rows(out / "context_action_movie_fan")["google/gemma-3-4b-it"]
+    task = context.tasks["coldbias_movie_context_gender"]
+    assert task.repeats == 5  # the sixth seed file is not imported
+    girl = [r for r in task.records if r.persona_id == "gender.girl"]
+    assert sum(1 for r in girl if not r.items) == 1  # the error entry: kept, empty, counted
+
+
+def test_missing_seed_file_refused_or_reported(tmp_path: Path) -> None:
+    clone = fx.write_fixture(tmp_path / "clone")
+    (clone / "data" / "raw_text_results" / "llama3.2_3b_college__3.json").unlink()
+    refused = r"llama3.2_3b_college__\*\.json: missing seed file\(s\) \[3\]"
+    with pytest.raises(RunError, match=refused):
+        import_seed_study(clone, tmp_path / "out")
+    summary = import_seed_study(clone, tmp_path / "out2", allow_missing=True)
+    assert any("missing seed file(s) [3]" in n for n in summary.notes)
+
+
+def test_not_a_clone_refused(tmp_path: Path) -> None:
+    with pytest.raises(RunError, match="no data/raw_text_results"):
+        import_seed_study(tmp_path, tmp_path / "out")
+
+
+def test_choose_seeds() -> None:
+    assert choose_seeds([0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4])[0] == [0, 1, 2, 3, 4]
+    seeds, note = choose_seeds([0, 2, 3, 4, 5], [0, 1, 2, 3, 4])
+    assert seeds == [0, 2, 3, 4, 5] and "instead of" in note
+    seeds, note = choose_seeds([0, 1, 2], [0, 1, 2, 3, 4])
+    assert seeds == [0, 1, 2] and note == "missing seed file(s) [3, 4]"
+
+
+def test_leaderboard_reads_the_import(imported) -> None:
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+
+    _, out, _ = imported
+    lb = build_leaderboard([out / "main"], resamples=50)
+    assert len(lb.rows) == 2
+    assert all(not math.isnan(r.cells["overall_iou"].value) for r in lb.rows)
