@@ -323,7 +323,9 @@ def _answer(
 ) -> tuple[AnswerRecord, str, str]:
     """(record, raw response, problem) for one study answer entry. The items are the study's
     own parse (``recommended_list``) mapped to catalog ids; a title outside the catalog counts
-    as out of catalog, a repeated one as a duplicate. problem: "" / "empty" / "error"."""
+    as out of catalog, a repeated one as a duplicate; ``titles`` keeps the study's list as is
+    (duplicates included: its genre shares divide by that length).
+    problem: "" / "empty" / "error"."""
     if not isinstance(entry, Mapping) or not isinstance(entry.get("recommended_list"), list):
         text = entry.get("response", "") if isinstance(entry, Mapping) else ""
         record = AnswerRecord(persona, 0, (), k, n_shown=len(titles_index))
@@ -350,6 +352,7 @@ def _answer(
         n_entries=len(entry["recommended_list"]),
         n_out_of_catalog=len(outside),
         n_duplicates=len(dups),
+        titles=tuple(str(t) for t in entry["recommended_list"]),
         out_of_catalog=tuple(outside[:5]),
         duplicates=tuple(dups[:5]),
     )
