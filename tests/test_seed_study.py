@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from coldbias_tasks.analysis.runs import load_folder, pool_runs
@@ -118,3 +119,83 @@ def test_leaderboard_reads_the_import(imported) -> None:
     lb = build_leaderboard([out / "main"], resamples=50)
     assert len(lb.rows) == 2
     assert all(not math.isnan(r.cells["overall_iou"].value) for r in lb.rows)
+
+
+def _unique_phrases() -> list[str]:
+    return list(dict.fromkeys(p for ps in fx.GROUPS.values() for p in ps))
+
+
+def test_replayed_table_figures_from_known_answers(imported) -> None:
+    from coldbias_tasks.analysis.seed_study import domain_tasks, paper_figure
+
+    _, out, _ = imported
+    rows = _rows(out / "main")
+    for hub, key in (("google/gemma-3-4b-it", "gemma3_4b"),
+                     ("meta-llama/Llama-3.2-3B-Instruct", "llama3.2_3b")):  # fmt: skip
+        fig = paper_figure(domain_tasks(rows[hub], "college"))
+        per = [[fx.expected_divergence(key, p, s) for s in fx.SEEDS] for p in _unique_phrases()]
+        assert fig.n_values == len(per) == 7  # "an American" counts once, as in the study
+        assert fig.mean == pytest.approx(sum(sum(x) / 5 for x in per) / len(per))
+        assert fig.std == pytest.approx(sum(float(np.std(x)) for x in per) / len(per))
+    # movie plain comes from the ',' set: neutral items 10..29, value o..o+19
+    fig = paper_figure(domain_tasks(rows["google/gemma-3-4b-it"], "movie"))
+    expected = [
+        [1 - (fx.offset("gemma3_4b", p, s) + 10) / (30 - fx.offset("gemma3_4b", p, s))
+         for s in fx.SEEDS]
+        for p in _unique_phrases()
+    ]  # fmt: skip
+    assert fig.mean == pytest.approx(sum(sum(x) / 5 for x in expected) / len(expected))
+
+
+def test_replay_skips_empty_value_answers_like_the_study(imported) -> None:
+    from coldbias_tasks.analysis.seed_study import paper_figure, seed_means
+
+    _, out, _ = imported
+    task = _rows(out / "context_action_movie_fan")["google/gemma-3-4b-it"].tasks[
+        "coldbias_movie_context_gender"
+    ]
+    fig = paper_figure([task])
+    phrases = fx.GROUPS["gender"]
+    per = {
+        p: [fx.expected_divergence("gemma3_4b", p, s) for s in fx.SEEDS if not (s == 2 and p in
+            ("a girl", "a boy"))]  # the error entry and the empty answer of seed 2
+        for p in phrases
+    }  # fmt: skip
+    assert fig.mean == pytest.approx(sum(sum(v) / len(v) for v in per.values()) / 4)
+    assert seed_means([task])[2] == pytest.approx(
+        (fx.expected_divergence("gemma3_4b", "a female", 2)
+         + fx.expected_divergence("gemma3_4b", "a male", 2)) / 2
+    )  # fmt: skip
+
+
+def test_seed_level_tests_attainable_p_and_verdicts() -> None:
+    from coldbias_tasks.analysis.seed_study import (
+        paired_test,
+        subset_relabel_test,
+        two_sample_test,
+        values_disparity_test,
+        verdict,
+    )
+
+    paired = paired_test({s: 0.5 + s / 100 for s in range(5)}, {s: 0.1 for s in range(5)})
+    assert paired.min_p == pytest.approx(1 / 16) and paired.p == pytest.approx(1 / 16)
+    assert verdict(paired, +1).startswith("cannot be decided with 5 seeds")
+    apart = two_sample_test([0.9, 0.8, 0.85, 0.95, 0.9], [0.1, 0.2, 0.15, 0.1, 0.12])
+    assert apart.p == pytest.approx(2 / 252) and verdict(apart, +1) == "holds beyond noise"
+    assert verdict(apart, -1).startswith("contradicted")
+    same = two_sample_test([0.5, 0.6, 0.4, 0.5, 0.55], [0.52, 0.58, 0.41, 0.5, 0.54])
+    assert same.p > 0.5 and verdict(same, +1) == "does not hold beyond noise"
+    split = subset_relabel_test({s: ([0.4 + s / 50, 0.41], [0.1, 0.12]) for s in range(5)})
+    assert split.min_p == pytest.approx(2 / 6**5) and split.p == pytest.approx(2 / 6**5)
+    flat = values_disparity_test({s: [0.3, 0.3, 0.3] for s in range(5)}, draws=200)
+    assert flat.p == 1.0
+
+
+def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
+    from coldbias_tasks.analysis.seed_study import value_swap_test
+
+    _, out, _ = imported
+    task = _rows(out / "main")["google/gemma-3-4b-it"].tasks["coldbias_college_gender"]
+    result = value_swap_test(task, "gender.girl")
+    assert result.min_p == pytest.approx(1 / 16) and result.underpowered()
+    assert result.effect > 0  # the girl's lists are shifted by 4-5 items
