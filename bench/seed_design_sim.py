@@ -16,8 +16,10 @@ weight of a fixed "genre" third of the catalog by ``boost``.
 Printed per ρ: false-positive rate at α = 0.05 (with 95 % Wilson intervals) and power of
 (a) the per-value within-seed swap test (its smallest p is 1/16: it can never reject),
 (b) the group test of core/aggregate.summarize_group with no replicates (which answer of the
-seed is the neutral one), (c) the two-sample permutation test between two models' seed-level
-means, (d) the male- vs female-coded subset relabelling test on a genre share, (e) the same
+seed is the neutral one) and (b') the within-seed persona permutation test
+(seed_study.persona_disparity_test), (c) the two-sample permutation test between the
+seed-level means of a model with the effect and the same model without it (null: both
+without), (d) the male- vs female-coded subset relabelling test on a genre share, (e) the same
 comparison as an unpaired two-sample test that ignores the coupling, (f) the within-seed value
 permutation test of between-values disparity. Pure numpy + coldbias; no model.
 """
@@ -36,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.analysis.seed_study import (
+    persona_disparity_test,
     subset_relabel_test,
     two_sample_test,
     value_swap_test,
@@ -57,11 +60,16 @@ class FakeTask:
         self.records = tuple(records)
 
 
+def popularity(rng: np.random.Generator, skew: float = 2.0) -> np.ndarray:
+    """One model's log item weights (a random order of an evenly spread popularity)."""
+    return skew * 3.0 * np.linspace(0, 1, N_ITEMS)[rng.permutation(N_ITEMS)]
+
+
 def simulate(
-    rng: np.random.Generator, rho: float, boost: dict[str, float], skew: float = 2.0
+    rng: np.random.Generator, rho: float, boost: dict[str, float], log_w: np.ndarray
 ) -> dict[str, dict[int, AnswerRecord]]:
-    """persona → seed → answer, for the neutral user and the four gender values."""
-    log_w = skew * 3.0 * np.linspace(0, 1, N_ITEMS)[rng.permutation(N_ITEMS)]
+    """persona → seed → answer, for the neutral user and the four gender values, of the model
+    with log item weights ``log_w``."""
     out: dict[str, dict[int, AnswerRecord]] = {p: {} for p in ("neutral", *GENDER)}
     for s in range(SEEDS):
         shared = rng.gumbel(size=N_ITEMS)
@@ -83,6 +91,7 @@ def run_tests(a: dict, b: dict) -> dict[str, float]:
     records = [r for by in a.values() for r in by.values()]
     task = FakeTask(records)
     group_p = summarize_group(records, metrics=("iou",)).metrics["iou"].group_p
+    personas = persona_disparity_test(task, draws=1000).p  # type: ignore[arg-type]
     swap = value_swap_test(task, "gender.girl").p  # type: ignore[arg-type]
     means = [
         [np.mean([1 - _iou(m[p][s], m["neutral"][s]) for p in GENDER]) for s in range(SEEDS)]
@@ -100,7 +109,8 @@ def run_tests(a: dict, b: dict) -> dict[str, float]:
     disparity = values_disparity_test(
         {s: [shares[p][s] for p in GENDER] for s in range(SEEDS)}, draws=2000
     ).p
-    return {"swap_value": swap, "group": group_p, "two_models": models, "subset": subset,
+    return {"swap_value": swap, "group_core": group_p, "group_personas": personas,
+            "two_models": models, "subset": subset,
             "unpaired_subset": unpaired, "disparity": disparity}  # fmt: skip
 
 
@@ -139,14 +149,18 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, object] = {"cpu": cpu_info().model or "unknown", "boost": args.boost,
                                  "n_null": n_null, "n_effect": n_effect, "rho": {}}  # fmt: skip
     for rho in (0.0, 0.5, 0.9):
-        null = [run_tests(simulate(rng, rho, {}), simulate(rng, rho, {})) for _ in range(n_null)]
+        null = []
+        for _ in range(n_null):
+            w = popularity(rng)  # the second model is the same model (other seeds)
+            null.append(run_tests(simulate(rng, rho, {}, w), simulate(rng, rho, {}, w)))
         entry: dict[str, object] = {"false_positive": rates(null)}
         print(f"rho={rho}: false-positive rate {json.dumps(rates(null))}")
         for boost in args.boost:
             male = {"gender.boy": boost, "gender.male": boost}
-            effect = [
-                run_tests(simulate(rng, rho, male), simulate(rng, rho, {})) for _ in range(n_effect)
-            ]
+            effect = []
+            for _ in range(n_effect):
+                w = popularity(rng)  # the same model without the effect
+                effect.append(run_tests(simulate(rng, rho, male, w), simulate(rng, rho, {}, w)))
             entry[f"power_boost_{boost:g}"] = rates(effect)
             print(f"  power at boost {boost:g}: {json.dumps(rates(effect))}")
         result["rho"][str(rho)] = entry  # type: ignore[index]

@@ -32,14 +32,16 @@ from coldbias_tasks.analysis.seed_study import (
     neutral_relabel_test,
     paired_test,
     paper_figure,
+    persona_disparity_test,
     seed_means,
     subset_relabel_test,
     trend_test,
     two_sample_test,
+    value_swap_test,
     values_disparity_test,
     verdict,
 )
-from coldbias_tasks.core.aggregate import noise_floor
+from coldbias_tasks.core.aggregate import noise_floor, summarize_group
 from coldbias_tasks.core.records import AnswerRecord
 
 DOMAINS = ("college", "music", "movie")  # the paper's column order
@@ -129,6 +131,31 @@ def models_table(latest: dict[str, ModelResults], clone_note: str) -> list[dict[
                 tasks = domain_tasks(m, d, variant) if m else []
                 row[f"{label}_iou"] = round(paper_figure(tasks).mean, 4) if tasks else "missing"
         out.append(row)
+    return out
+
+
+def seed_tests(latest: dict[str, ModelResults]) -> list[dict[str, Any]]:
+    """Per model × task (domain, variant, group) × value at the latest commit: the per-value
+    within-seed swap test (always "underpowered" with 5 seeds: smallest p 1/16), the group's
+    within-seed persona permutation test (which 5 seeds can decide) and, for contrast, the
+    loader's group test (which answer is the neutral one)."""
+    out = []
+    for key, m in latest.items():
+        for name, task in sorted(m.tasks.items()):
+            summary = summarize_group(task.records, metrics=("iou",)).metrics["iou"]
+            group = persona_disparity_test(task, draws=2000)
+            status = "flagged" if group.p <= 0.05 else "not flagged"
+            for v in summary.values:
+                t = value_swap_test(task, v.persona_id)
+                out.append({
+                    "model": key, "task": name, "value": v.persona_id,
+                    "raw_iou": round(v.mean, 4), "cross_seed_excess": round(t.effect, 4),
+                    "value_p": round(t.p, 4), "value_min_p": round(t.min_p, 4),
+                    "value_status": "underpowered" if t.underpowered() else
+                    ("flagged" if t.p <= 0.05 else "not flagged"),
+                    "group_p": round(group.p, 4), "group_status": status,
+                    "core_group_p": round(summary.group_p, 4),
+                })  # fmt: skip
     return out
 
 
@@ -289,6 +316,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = models_table(latest, "")
     (args.out / "models_iou.md").write_text(markdown_table(models), encoding="utf-8")
     _csv(args.out / "models_iou.csv", models)
+    tests = seed_tests(latest)
+    _csv(args.out / "seed_tests.csv", tests)
+    under = sum(r["value_status"] == "underpowered" for r in tests)
+    groups = {(r["model"], r["task"]): r["group_status"] for r in tests}
+    flagged = sum(v == "flagged" for v in groups.values())
+    print(
+        f"per-value tests: {under} of {len(tests)} underpowered (5 seeds: smallest p 1/16); "
+        f"group tests: {flagged} of {len(groups)} flagged at 0.05"
+    )
     result = findings(paper, latest, args.paper)
     text = json.dumps(result, indent=1, ensure_ascii=False)
     (args.out / "findings.json").write_text(text + "\n", encoding="utf-8")

@@ -199,3 +199,26 @@ def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
     result = value_swap_test(task, "gender.girl")
     assert result.min_p == pytest.approx(1 / 16) and result.underpowered()
     assert result.effect > 0  # the girl's lists are shifted by 4-5 items
+
+
+def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -> None:
+    from coldbias_tasks.analysis.seed_study import persona_disparity_test
+    from coldbias_tasks.core.aggregate import summarize_group
+    from coldbias_tasks.core.records import AnswerRecord
+
+    _, out, _ = imported
+    task = _rows(out / "main")["google/gemma-3-4b-it"].tasks["coldbias_college_gender"]
+    result = persona_disparity_test(task, draws=500)
+    assert result.p <= 0.01 and result.effect > 0  # each persona has its own offset
+    # a null: every persona of a seed gives that seed's list, so labels carry nothing
+    same = [
+        AnswerRecord(p, s, tuple(range(s, s + 20)), 20)
+        for s in range(5)
+        for p in ("neutral", "gender.girl", "gender.boy")
+    ]
+
+    class Task:
+        records = tuple(same)
+
+    assert persona_disparity_test(Task(), draws=200).p == 1.0  # type: ignore[arg-type]
+    assert summarize_group(same, metrics=("iou",)).metrics["iou"].group_p > 0.05

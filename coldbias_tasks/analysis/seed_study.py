@@ -51,6 +51,7 @@ __all__ = [
     "neutral_relabel_test",
     "paired_test",
     "paper_figure",
+    "persona_disparity_test",
     "phrase_key",
     "seed_means",
     "seed_shares",
@@ -355,3 +356,41 @@ def values_disparity_test(
         float(means.max() - means.min()), (1 + hits) / (draws + 1), 1.0 / (draws + 1),
         len(rows), "within-seed value permutation",
     )  # fmt: skip
+
+
+def persona_disparity_test(
+    task: TaskData, metric: str = "iou", draws: int = 4000, seed: int = 17
+) -> Test:
+    """Group test for this design: do the group's personas (the neutral user and the values)
+    answer differently? Seeds are blocks; within a seed the n + 1 answers are exchangeable
+    under the null that no value matters (the shared request seed included), so persona labels
+    are permuted within each seed (Monte Carlo, ``draws``). Statistic (a blocked PERMANOVA on
+    cross-seed pairs only): mean D between different personas minus mean D within a persona,
+    over seed pairs s ≠ t. Unlike "which answer is the neutral one", it has power when the
+    neutral answer is central among the values. Effect reported: the observed statistic."""
+    by_seed: dict[int, dict[str, AnswerRecord]] = defaultdict(dict)
+    for r in task.records:
+        by_seed[r.repeat][r.persona_id] = r
+    personas = sorted(set.intersection(*(set(v) for v in by_seed.values()))) if by_seed else []
+    seeds = sorted(by_seed)
+    if len(personas) < 2 or len(seeds) < 2:
+        return Test(NAN, NAN, NAN, len(seeds), "within-seed persona permutation")
+    n = len(personas)
+    pairs = list(itertools.permutations(range(len(seeds)), 2))
+    d = np.array([
+        [[_div(metric, by_seed[seeds[s]][p].items, by_seed[seeds[t]][q].items)
+          for q in personas] for p in personas]
+        for s, t in pairs
+    ])  # fmt: skip  # (pairs, n, n)
+    total = d.mean(axis=(1, 2)).mean()
+    rng = np.random.default_rng(seed)
+    perms = np.array([[rng.permutation(n) for _ in seeds] for _ in range(draws)])
+    perms[0] = np.arange(n)  # the observed labelling
+    within = np.zeros(draws)
+    for k, (s, t) in enumerate(pairs):
+        within += d[k][perms[:, s, :], perms[:, t, :]].mean(axis=1)
+    within /= len(pairs)
+    # between − within, with between = (n·total − within) / (n − 1): monotone in −within
+    stat = (n * total - within) / (n - 1) - within
+    p = float(np.count_nonzero(stat >= stat[0] - 1e-12)) / draws
+    return Test(float(stat[0]), p, 1.0 / draws, len(seeds), "within-seed persona permutation")
