@@ -159,6 +159,54 @@ def seed_tests(latest: dict[str, ModelResults]) -> list[dict[str, Any]]:
     return out
 
 
+def seed_leaderboard(folder: Path, out: Path) -> list[str]:
+    """The ordinary leaderboard of the imported runs (``build_leaderboard``, one analysis
+    path) with the paper's own figure per domain and variant added as columns ("missing"
+    where the study has no such run); written like ``coldbias leaderboard``."""
+    from coldbias_tasks.analysis.leaderboard import Cell, Column, build_leaderboard
+    from coldbias_tasks.app.commands import write_leaderboard
+
+    lb = build_leaderboard([folder])
+    added = []
+    for d in DOMAINS:
+        for variant in ("plain", "context"):
+            suffix = "" if variant == "plain" else f" ({MAIN_CONTEXT[d]})"
+            key = f"paper_iou_{d}" + ("" if variant == "plain" else "_context")
+            column = Column(
+                key, f"paper IOU {d}{suffix}", "↓",
+                description="the study's own figure (its result.py and get_overall_stats.py): "
+                "per value phrase 1 − IOU(value, neutral of the same seed), mean over the 5 "
+                "seeds, mean over phrases; 'missing': the study has no such run",
+            )  # fmt: skip
+            for row in lb.rows:
+                tasks = domain_tasks(row.model, d, variant)
+                row.cells[key] = Cell(round(paper_figure(tasks).mean, 4) if tasks else "missing")
+            if any(isinstance(r.cells[key].value, float) for r in lb.rows):
+                added.append(column)
+    lb.columns[2:2] = added
+    write_leaderboard(lb, out)
+    return [*lb.messages, f"{len(lb.rows)} model rows written to {out}"]
+
+
+def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
+    """Per model: the report's tables (values, groups, fidelity, exposure) and its terminal
+    summary, from the same analysis ``coldbias report`` runs (analysis.report.analyze and
+    tables), without the plots and the HTML page (``coldbias report`` makes those)."""
+    from coldbias_tasks.analysis.report import analyze, tables
+    from coldbias_tasks.render.report_page import summary_lines
+
+    for key, model in sorted(latest.items()):
+        folder = out / "reports" / key
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():
+            old.unlink()
+        reports = analyze([model])
+        for name, frame in tables(reports).items():
+            frame.to_csv(folder / f"{name}.csv", index=False)
+        lines = [*(f"WARNING {w}" for w in model.warnings), *summary_lines(reports)]
+        (folder / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def two_models(a: ModelResults, b: ModelResults, d: str, excess: bool = False) -> Test:
     get = excess_by_seed if excess else seed_means
     return two_sample_test(list(get(domain_tasks(a, d)).values()),
@@ -309,6 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    for folder, out in ((args.latest, args.out), (args.paper, args.out / "paper_era")):
+        for line in seed_leaderboard(folder / "main", out):
+            if "left alone" not in line:
+                print(line)
     paper, latest = rows_by_key(args.paper / "main"), rows_by_key(args.latest / "main")
     tables = paper_tables(paper, args.paper_clone)
     (args.out / "paper_tables.md").write_text(markdown_table(tables), encoding="utf-8")
@@ -316,6 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = models_table(latest, "")
     (args.out / "models_iou.md").write_text(markdown_table(models), encoding="utf-8")
     _csv(args.out / "models_iou.csv", models)
+    model_reports(latest, args.out)
     tests = seed_tests(latest)
     _csv(args.out / "seed_tests.csv", tests)
     under = sum(r["value_status"] == "underpowered" for r in tests)
