@@ -222,3 +222,14 @@ def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -
 
     assert persona_disparity_test(Task(), draws=200).p == 1.0  # type: ignore[arg-type]
     assert summarize_group(same, metrics=("iou",)).metrics["iou"].group_p > 0.05
+
+
+def test_cli_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from coldbias_tasks.app.cli import main
+
+    clone = fx.write_fixture(tmp_path / "clone")
+    assert main(["import-seed-study", str(clone), "--output", str(tmp_path / "out")]) == 0
+    assert "15 run folders" in capsys.readouterr().out
+    (clone / "data" / "raw_text_results" / "gemma3_4b_music__0.json").unlink()
+    assert main(["import-seed-study", str(clone), "--output", str(tmp_path / "o2")]) == 1
+    assert "--allow-missing" in capsys.readouterr().err
