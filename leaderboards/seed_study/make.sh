@@ -39,6 +39,7 @@ strip < "$WORK/paper/provenance.json" > "$HERE/provenance_paper.json"
 $PY bench/seed_study_findings.py --paper "$WORK/paper" --paper-clone "$PAPER" \
   --latest "$WORK/latest" --out "$HERE" > "$WORK/findings.log"
 grep -v '^[ {}"]' "$WORK/findings.log" | strip
+find "$HERE/reports" -name summary.txt -exec sed -i -e "s#$WORK/##g" -e "s#$PWD/##g" {} +
 if [ "${REPORT_HTML:-0}" = 1 ]; then  # the full reports with plots (≈ 13 MB per model)
   for model_dir in "$WORK"/latest/main/*/; do
     model=$(basename "$model_dir")
