@@ -233,3 +233,23 @@ def test_cli_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     (clone / "data" / "raw_text_results" / "gemma3_4b_music__0.json").unlink()
     assert main(["import-seed-study", str(clone), "--output", str(tmp_path / "o2")]) == 1
     assert "--allow-missing" in capsys.readouterr().err
+
+
+def test_missing_entry_counted_and_corrupt_file_refused(tmp_path: Path) -> None:
+    from coldbias_tasks.analysis.runs import LoadOptions
+
+    clone = fx.write_fixture(tmp_path / "clone")
+    path = clone / "data" / "raw_text_results" / "llama3.2_3b_college__1.json"
+    data = json.loads(path.read_text())
+    del data["gender"]["a male"]
+    path.write_text(json.dumps(data))
+    summary = import_seed_study(clone, tmp_path / "out")
+    assert summary.missing == 1
+    assert any("'a male': no answer in the file" in n for n in summary.notes)
+    with pytest.raises(RunError, match="answers missing"):
+        load_folder(tmp_path / "out" / "main")  # the loader refuses the incomplete task
+    runs = load_folder(tmp_path / "out" / "main", LoadOptions(allow_partial=True))
+    assert any(t.partial for r in runs for t in r.tasks.values())
+    path.write_text("{ not json")
+    with pytest.raises(RunError, match=r"llama3.2_3b_college__1.json: not valid JSON"):
+        import_seed_study(clone, tmp_path / "out2")
