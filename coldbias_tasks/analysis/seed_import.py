@@ -8,20 +8,17 @@ The study's layout, read from its code and history (nothing of it is copied here
   context string and seed; inside, ``neutral`` and ``{group: {value phrase: answer}}``, each
   answer ``{"recommended_list", "response", "nb_items"}`` (the list is the study's own fuzzy
   parse of ``response`` against its catalog, cut at k = 20).
-- ``data/datasets/{domain}.json``: the catalog, one fixed order shown in every prompt (k = 20
-  of 500); ``config/sensitive_attributes.json``: the groups and value phrases;
-  ``config/model_config.json``: study model key → hub id; ``config/config_inference``: seeds.
-- every request of one seed's run is sent with ``sampling_params.seed = seed`` at
-  temperature 0.7: the five neutral answers are five samples of one prompt, and a value's
-  answer and the neutral answer of the same seed share the request seed.
+- ``data/datasets/{domain}.json``: the catalog (one fixed order, k = 20 of 500);
+  ``config/``: groups and value phrases, hub ids, seeds. Every request of a seed's run is sent
+  with request seed = seed (temperature 0.7): see :data:`DESIGN`.
 
 The irregular file names are mapped explicitly by :data:`CONTEXT_TAGS` and
 :data:`PLAIN_PREFERENCE`; seed-set irregularities by :func:`choose_seeds`. Each run folder
 holds one seed of one model (``model_args`` ``pretrained=<hub id>,seed=<seed>``), so the
 loader pools the seeds of a model as its repeats (repeat r = seed r's neutral and values).
 
-Problems are counted and reported (:class:`ImportSummary`), never dropped silently: a missing
-seed file raises :class:`~coldbias_tasks.core.errors.RunError` unless ``allow_missing``.
+Problems are counted and reported (:class:`ImportSummary`); a missing seed file raises
+:class:`~coldbias_tasks.core.errors.RunError` unless ``allow_missing``.
 """
 
 from __future__ import annotations
@@ -41,12 +38,7 @@ from typing import Any
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError, RunError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
-from coldbias_tasks.core.vocabulary import (
-    FILTER_NAME,
-    NEUTRAL_ID,
-    PAYLOAD_KEY,
-    task_name,
-)
+from coldbias_tasks.core.vocabulary import FILTER_NAME, NEUTRAL_ID, PAYLOAD_KEY, task_name
 
 __all__ = [
     "CONTEXT_TAGS",
@@ -166,11 +158,9 @@ class SeedStudy:
 
 
 def _git_commit(root: Path) -> str:
+    command = ["git", "-C", str(root), "rev-parse", "HEAD"]
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True, text=True, check=True, timeout=30,
-        )  # fmt: skip
+        out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return "unknown (not a git checkout)"
     return out.stdout.strip()
@@ -212,10 +202,8 @@ def _literal_set(path: Path, name: str) -> frozenset[str] | None:
 
 
 #: genre → (script names tried under the root and analysis/, variable name)
-_GENRE_SOURCES = {
-    "action": ("analysis_action_movie.py", "action_movies_set"),
-    "western": ("analysis_western_movie.py", "western_content_set"),
-}
+_GENRE_SOURCES = {"action": ("analysis_action_movie.py", "action_movies_set"),
+                  "western": ("analysis_western_movie.py", "western_content_set")}  # fmt: skip
 
 
 def read_study(root: str | Path) -> SeedStudy:
@@ -309,13 +297,13 @@ class ImportSummary:
     sets: list[dict[str, Any]] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        out = [
+        head = (
             f"seed study at commit {self.commit}: {self.runs} run folders, {self.answers} "
             f"answers; {self.empty} empty (no catalog item parsed), {self.errors} error "
             f"entries, {self.missing} missing entries, {self.duplicates} answers with a "
-            "repeated item (counted once)",
-        ]
-        return out + [f"  {n}" for n in self.notes]
+            "repeated item (counted once)"
+        )
+        return [head, *(f"  {n}" for n in self.notes)]
 
 
 def _answer(
@@ -398,13 +386,8 @@ def _write_personas(study: SeedStudy, out: Path) -> Path:
             f"      - {{id: {value_id(p)}, phrase: {json.dumps(p, ensure_ascii=False)}}}"
             for p in phrases
         ]
-    lines.append("context:")
-    lines += [
-        f"  {d}: {json.dumps(t.phrase)}"
-        for tag, t in CONTEXT_TAGS.items()
-        for d in DOMAINS
-        if t.role == "main" and t.variant == "context" and _MAIN_CONTEXT.get(d) == tag
-    ]
+    lines += ["context:", *(f"  {d}: {json.dumps(CONTEXT_TAGS[t].phrase)}"
+                            for d, t in _MAIN_CONTEXT.items())]  # fmt: skip
     path = out / "personas.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
