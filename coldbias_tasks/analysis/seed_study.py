@@ -44,6 +44,7 @@ from coldbias_tasks.core.stats import relabel_p
 from coldbias_tasks.core.vocabulary import ALPHA, NEUTRAL_ID, is_value_id
 
 __all__ = [
+    "STUDY_GROUP_ORDER",
     "PaperFigure",
     "Test",
     "coupling",
@@ -83,12 +84,18 @@ def domain_tasks(model: ModelResults, domain: str, variant: str = "plain") -> li
     ]
 
 
+#: The study's group order (its sensitive_attributes.json); a phrase used by two groups keeps
+#: the answer of the later one in its result.py ("an American": continent, "an Asian": race).
+STUDY_GROUP_ORDER = ("country", "gender", "continent", "occupation", "race", "religion", "physics")
+
+
 def _by_seed(tasks: Iterable[TaskData]) -> tuple[dict[int, AnswerRecord], dict[str, dict]]:
     """(neutral by repeat, phrase key → repeat → value answer); a phrase in two groups keeps
-    the later group's answer, as the study's result.py dict does."""
+    the answer of the group later in :data:`STUDY_GROUP_ORDER`, as the study's result.py."""
     neutral: dict[int, AnswerRecord] = {}
     values: dict[str, dict[int, AnswerRecord]] = defaultdict(dict)
-    for task in tasks:
+    rank = {g: i for i, g in enumerate(STUDY_GROUP_ORDER)}
+    for task in sorted(tasks, key=lambda t: rank.get(t.group, len(rank))):
         for r in task.records:
             if r.persona_id == NEUTRAL_ID:
                 neutral[r.repeat] = r
