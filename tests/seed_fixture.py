@@ -44,7 +44,7 @@ def expected_divergence(model: str, phrase: str, seed: int) -> float:
     return 2 * o / (K + o)
 
 
-def _entry(domain: str, start: int, numbered: bool = True) -> dict:
+def _entry(domain: str, start: int) -> dict:
     names = titles(domain)[start : start + K]
     text = "\n".join(f"{i}. {t}" for i, t in enumerate(names, start=1))
     return {"recommended_list": names, "response": text, "nb_items": len(names)}
