@@ -4,7 +4,8 @@
 - ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
 - ``coldbias doctor``: this machine's CPU, dtype, backends and the demo's time (:mod:`.doctor`);
 - ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
-- ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...``: :mod:`.commands`.
+- ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...`` / ``coldbias import-seed-study
+  PATH --output DIR``: :mod:`.commands`.
 
 Library code raises :class:`~coldbias_tasks.core.errors.ColdbiasError`; here it becomes one
 line on stderr and exit code 1.
@@ -20,7 +21,7 @@ from coldbias_tasks.core.resources import tasks_dir
 
 __all__ = ["main"]
 
-USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard} ...
+USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard,import-seed-study} ...
 
   eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
@@ -29,6 +30,8 @@ USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard} ...
   templates [--json]  the built-in prompt templates: answer format, languages, prefix sharing
   report OUT_DIR      tables, plots and HTML from one lm-eval output folder
   leaderboard DIR...  one row per model from many output folders
+  import-seed-study PATH --output DIR
+                      the seed study's released answers as run folders (docs/seed-study.md)
 """
 
 
@@ -77,5 +80,9 @@ def _dispatch(command: str, rest: list[str]) -> int:
         from coldbias_tasks.app.commands import leaderboard_command
 
         return leaderboard_command(rest)
+    if command == "import-seed-study":
+        from coldbias_tasks.app.commands import import_seed_study_command
+
+        return import_seed_study_command(rest)
     print(f"coldbias: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
     return 2

@@ -8,6 +8,9 @@
 - ``coldbias leaderboard DIR... [--output LB_DIR]``: ``leaderboard_long.csv``,
   ``leaderboard_wide.csv``, ``leaderboard.md`` and a sortable ``leaderboard.html`` (default
   ``./leaderboard``).
+- ``coldbias import-seed-study PATH --output DIR [--allow-missing]``: the seed study's released
+  answers (a clone of its repository) as run folders the two commands above read
+  (:mod:`coldbias_tasks.analysis.seed_import`).
 
 Problems raise :class:`~coldbias_tasks.core.errors.ColdbiasError`; :mod:`.cli` prints them.
 """
@@ -52,6 +55,7 @@ from coldbias_tasks.render.report_page import (
 __all__ = [
     "ReportResult",
     "build_report",
+    "import_seed_study_command",
     "leaderboard_command",
     "report_command",
     "templates_command",
@@ -214,6 +218,29 @@ def leaderboard_command(argv: Sequence[str]) -> int:
             f"noise {excess}, raw IOU divergence {raw}){flag}"
         )
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
+    return 0
+
+
+def import_seed_study_command(argv: Sequence[str]) -> int:
+    """``coldbias import-seed-study``: 0 when the run folders were written; counts of empty,
+    error and missing answers are printed (and kept in DIR/provenance.json)."""
+    from coldbias_tasks.analysis.seed_import import import_seed_study
+
+    parser = argparse.ArgumentParser(
+        prog="coldbias import-seed-study",
+        description="Run folders from the seed study's released answers (docs/seed-study.md).",
+    )
+    parser.add_argument("path", help="root of a clone of GauthierRoy/biais_llm_rec (any commit)")
+    parser.add_argument("--output", required=True, help="folder for the run folders")
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="import a file set with missing seed files (default: refuse); reported",
+    )
+    args = parser.parse_args(list(argv))
+    summary = import_seed_study(args.path, args.output, allow_missing=args.allow_missing)
+    print("\n".join(summary.lines()))
+    print(f"run folders written to {args.output}/main (and {args.output}/context_*)")
     return 0
 
 
