@@ -573,11 +573,12 @@ def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) ->
 
 
 def _version_at_least(version: Any, major: int) -> bool:
-    """Whether a task version ("3.0", 3.0) is at least ``major`` (unknown: assume current)."""
+    """Whether a task version ("3.0", 3.0) is at least ``major``; a version that is no number
+    (an imported run's "seed-study-1") is not."""
     try:
         return float(version) >= major
     except (TypeError, ValueError):
-        return True
+        return False
 
 
 def _completeness(
