@@ -42,7 +42,14 @@ from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import MAX_EXACT, MC_DRAWS, holm, min_relabel_p, relabel_p
 
-__all__ = ["AttributeExcess", "Disparity", "PairDisparity", "attribute_excess", "disparity"]
+__all__ = [
+    "AttributeExcess",
+    "Disparity",
+    "PairDisparity",
+    "attribute_excess",
+    "disparity",
+    "label_permutations",
+]
 
 NAN = float("nan")
 
@@ -206,7 +213,7 @@ def _within_sum(s: np.ndarray, perms: np.ndarray) -> np.ndarray:
     return total
 
 
-def _permutations(n_r: int, n_v: int, seed: int) -> tuple[np.ndarray, bool]:
+def label_permutations(n_r: int, n_v: int, seed: int) -> tuple[np.ndarray, bool]:
     """Label permutations per repeat, identity first: all of them (repeat 0 fixed) when few,
     else :data:`MC_DRAWS` seeded draws. Returns (draws × R × V, exact)."""
     per = math.factorial(n_v)
@@ -227,7 +234,7 @@ def _permutations(n_r: int, n_v: int, seed: int) -> tuple[np.ndarray, bool]:
 def _perm_test(s: np.ndarray, seed: int) -> tuple[float, float, float, float]:
     """(disparity, p, min p, W mean) of the permutation test on the cross matrix ``s``."""
     n_r, n_v = s.shape[0], s.shape[1]
-    perms, exact = _permutations(n_r, n_v, seed)
+    perms, exact = label_permutations(n_r, n_v, seed)
     w = _within_sum(s, perms)
     pairs_r = n_r * (n_r - 1) / 2
     total = s.sum() / 2  # each unordered repeat pair once, both directions inside S

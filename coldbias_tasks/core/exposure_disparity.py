@@ -1,0 +1,131 @@
+"""Item-group exposure between values: is the action share of "a girl" different from that of
+"a boy"? (docs/measurement.md §5). No neutral user is involved.
+
+For one catalog field and one of its categories, S[r, v] is the share of value v's answer of
+repeat r in the category (items carrying several labels count for each). Repeats in which every
+value gave a non-empty answer are used.
+
+- Omnibus per category: statistic = variance over values of their mean share; the value labels
+  are permuted within each repeat (exchangeable under the null that the values are treated
+  alike; exact up to 2^18 labellings, else 20,000 seeded draws); ``spread`` = max − min of the
+  values' mean shares (share units, in [0, 1]).
+- Pairs: d_r = S[r, a] − S[r, b]; exact two-sided sign-flip test over the 2^R flips (smallest
+  p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; ``diff`` = mean of d_r.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from coldbias_tasks.core.aggregate import arrange
+from coldbias_tasks.core.attribute import label_permutations
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.stats import holm
+
+__all__ = ["ShareDisparity", "SharePair", "share_disparity"]
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class SharePair:
+    """Two values' share difference in one category (``diff`` = mean over repeats of a − b)."""
+
+    a: str
+    b: str
+    diff: float
+    p_value: float
+    min_p: float
+    p_adjusted: float = NAN
+
+
+@dataclass(frozen=True)
+class ShareDisparity:
+    """One category of one field: the values' mean shares, their spread and the tests."""
+
+    category: str
+    shares: dict[str, float]
+    spread: float
+    p_value: float
+    min_p: float
+    n_repeats: int
+    pairs: tuple[SharePair, ...] = ()
+
+
+def _shares(record: AnswerRecord, labels: Mapping[int, tuple[str, ...]], cats: list[str]):
+    out = np.zeros(len(cats))
+    index = {c: i for i, c in enumerate(cats)}
+    for item in record.items:
+        for label in labels.get(item, ()):
+            out[index[label]] += 1.0 / len(record.items)
+    return out
+
+
+def _sign_flip_p(d: np.ndarray) -> tuple[float, float]:
+    """(two-sided exact p, smallest attainable p) of the mean of ``d`` under sign flips."""
+    n = d.size
+    signs = np.asarray(list(itertools.product((1.0, -1.0), repeat=n)))
+    stats = np.abs(signs @ d)
+    observed = abs(d.sum())
+    hits = int(np.count_nonzero(stats >= observed - 1e-12 * max(1.0, observed)))
+    return hits / stats.size, 2.0 / stats.size
+
+
+def share_disparity(
+    records: Iterable[AnswerRecord],
+    categories: Mapping[int, Iterable[str]],
+    seed: int = 37,
+) -> list[ShareDisparity]:
+    """:class:`ShareDisparity` per category of one field (``categories``: catalog id →
+    labels); empty with fewer than two values or two complete repeats."""
+    table = arrange(records)
+    personas = sorted(table.values)
+    if len(personas) < 2:
+        return []
+    labels = {item: tuple(dict.fromkeys(c)) for item, c in categories.items()}
+    repeats = [
+        r
+        for r in sorted(set.intersection(*(set(table.values[p]) for p in personas)))
+        if all(table.values[p][r].items for p in personas)
+    ]
+    if len(repeats) < 2:
+        return []
+    cats = sorted({c for p in personas for r in repeats for i in table.values[p][r].items
+                   for c in labels.get(i, ())})  # fmt: skip
+    if not cats:
+        return []
+    s = np.asarray([[_shares(table.values[p][r], labels, cats) for p in personas] for r in repeats])
+    perms, _ = label_permutations(len(repeats), len(personas), seed)
+    rows = np.arange(len(repeats))[None, :, None]
+    out = []
+    for c, cat in enumerate(cats):
+        # permuted mean share per value (mean over repeats of S[r, π_r(v)]), its variance
+        stats = s[:, :, c][rows, perms].mean(axis=1).var(axis=1)  # one per labelling
+        observed = stats[0]
+        hits = int(np.count_nonzero(stats >= observed - 1e-12 * max(1.0, observed)))
+        pairs = []
+        for i, j in itertools.combinations(range(len(personas)), 2):
+            p, pmin = _sign_flip_p(s[:, i, c] - s[:, j, c])
+            diff = float(np.mean(s[:, i, c] - s[:, j, c]))
+            pairs.append(SharePair(personas[i], personas[j], diff, p, pmin))
+        adjusted = holm([pr.p_value for pr in pairs])
+        value_means = s[:, :, c].mean(axis=0)
+        out.append(
+            ShareDisparity(
+                category=cat,
+                shares={p: float(m) for p, m in zip(personas, value_means)},
+                spread=float(value_means.max() - value_means.min()),
+                p_value=hits / stats.size,
+                min_p=1.0 / stats.size,
+                n_repeats=len(repeats),
+                pairs=tuple(
+                    SharePair(pr.a, pr.b, pr.diff, pr.p_value, pr.min_p, q)
+                    for pr, q in zip(pairs, adjusted)
+                ),
+            )
+        )
+    return out
