@@ -16,6 +16,7 @@ divergence of the category distribution with the replicates' JSD as its floor.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.aggregate import arrange
+from coldbias_tasks.core.aggregate import RepeatTable, arrange
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import benjamini_hochberg, relabel_p
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID
@@ -135,6 +136,26 @@ def _t_interval(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean - half, mean + half
 
 
+def _jsd_floor(neutral_by_repeat: Mapping[int, list[np.ndarray]], table: RepeatTable) -> float:
+    """The replicates' JSD from the neutral user, like with like: for each replicate j, the
+    JSD of its answers (summed over repeats) from the neutral answers of the same repeats, as
+    a value's JSD is computed; the mean over j. (Comparing the neutral answer with the *mean*
+    of the replicates smooths one side and biases the floor low: under the null a value's
+    JSD would exceed it about 72 % of the time.) NaN without replicates."""
+    floors = []
+    depth = max((len(vs) for vs in neutral_by_repeat.values()), default=0)
+    for j in range(1, depth):
+        pairs = [
+            (vs[0], vs[j])
+            for r, vs in neutral_by_repeat.items()
+            if len(vs) > j and table.neutral[r].items
+        ]
+        if pairs:
+            floors.append(_jsd(np.sum([b for _, b in pairs], 0), np.sum([a for a, _ in pairs], 0)))
+    finite = [f for f in floors if not math.isnan(f)]
+    return float(np.mean(finite)) if finite else NAN
+
+
 def exposure_stats(
     records: Iterable[AnswerRecord],
     categories: Mapping[int, Iterable[str]],
@@ -161,16 +182,7 @@ def exposure_stats(
         vectors = [v for v in (_shares(a, labels, cats) for a in answers) if not np.isnan(v).any()]
         if vectors:
             neutral_by_repeat[r] = vectors
-    floor_pairs = [
-        (vs[0], np.mean(vs[1:], axis=0))
-        for r, vs in neutral_by_repeat.items()
-        if len(vs) > 1 and table.neutral[r].items
-    ]
-    jsd_floor = (
-        _jsd(np.sum([a for a, _ in floor_pairs], 0), np.sum([b for _, b in floor_pairs], 0))
-        if floor_pairs
-        else NAN
-    )
+    jsd_floor = _jsd_floor(neutral_by_repeat, table)
     out: list[ExposureStat] = []
     rows: list[tuple[str, int, float]] = []
     for persona in sorted(table.values):
