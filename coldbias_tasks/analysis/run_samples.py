@@ -256,43 +256,34 @@ def _completeness(
 def read_task(
     task: str, path: Path, results: dict[str, Any], options: LoadOptions
 ) -> tuple[TaskData | ReverseTaskData, list[str]]:
-    """One task of a run (forward, or reverse by its name) from its samples file ``path``, with
-    the run's results JSON ``results``; returns it and its warnings."""
+    """One task of a run (forward, or reverse by its name) rebuilt from its samples file
+    ``path`` and checked against the run's results JSON ``results``; returns it and its
+    warnings. A forward task's samples under several filters are read under the coldbias one."""
     samples = _read_samples(path)
-    if is_reverse_task(task):
-        return _reverse_task_data(task, path, samples, results, options)
-    return _task_data(task, path, samples, results, options)
-
-
-def _answers(
-    task: str,
-    path: Path,
-    samples: Sequence[dict[str, Any]],
-    keep: str,
-    options: LoadOptions,
-    reverse: bool,
-    warnings: list[str],
-) -> tuple[list[Any], list[Any], list[str]]:
-    """:func:`_read_answers`; a file with no answers raises."""
+    reverse = is_reverse_task(task)
+    warnings: list[str] = []
+    keep = FILTER_NAME
+    if not reverse:
+        filters = list(dict.fromkeys(str(s.get("filter", FILTER_NAME)) for s in samples))
+        keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
+        if len(filters) > 1:
+            warnings.append(f"{path}: several filters {filters}; using {keep!r}")
     records, docs, prints = _read_answers(samples, path, keep, options, reverse, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
-    return records, docs, prints
-
-
-def _shared(
-    task: str,
-    path: Path,
-    records: Sequence[Any],
-    docs: Sequence[TaskDoc] | Sequence[ReverseDoc],
-    prints: Sequence[str],
-    version: Any,
-    partial: str,
-) -> dict[str, Any]:
-    """The :class:`~coldbias_tasks.analysis.run_data.SampledTask` fields of a task read from
-    ``path`` (a version of None reads "unknown")."""
+    config = (results.get("configs") or {}).get(task) or {}
+    if reverse:
+        problems = _reverse_completeness(task, len(records), docs, results)
+        version = (results.get("versions") or {}).get(task)
+    else:
+        _check_k(task, path, docs, results)
+        problems = _completeness(task, len(records), docs, results)
+        version = (results.get("versions") or {}).get(
+            task, (config.get("metadata") or {}).get("version")
+        )
+    partial = _partial(task, path, problems, options, warnings)
     first = docs[0]
-    return {
+    shared = {
         "name": task,
         "domain": first.domain,
         "group": first.attribute_group,
@@ -307,30 +298,10 @@ def _shared(
         "fingerprints": tuple(prints),
         "partial": partial,
     }
-
-
-def _task_data(
-    task: str,
-    path: Path,
-    samples: Sequence[dict[str, Any]],
-    results: dict[str, Any],
-    options: LoadOptions,
-) -> tuple[TaskData, list[str]]:
-    """Rebuild one task's answers and provenance from its samples file."""
-    warnings: list[str] = []
-    filters = list(dict.fromkeys(str(s.get("filter", FILTER_NAME)) for s in samples))
-    keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
-    if len(filters) > 1:
-        warnings.append(f"{path}: several filters {filters}; using {keep!r}")
-    records, docs, prints = _answers(task, path, samples, keep, options, False, warnings)
-    _check_k(task, path, docs, results)
-    problems = _completeness(task, len(records), docs, results)
-    partial = _partial(task, path, problems, options, warnings)
-    first = docs[0]
-    config = results.get("configs", {}).get(task, {})
-    version = results.get("versions", {}).get(task, (config.get("metadata") or {}).get("version"))
+    if reverse:
+        return ReverseTaskData(**shared, n_items=len({d.item_id for d in docs})), warnings
     data = TaskData(
-        **_shared(task, path, records, docs, prints, version, partial),
+        **shared,
         variant=first.variant,
         k=first.k,
         n_shown=max(len(d.shown_ids) for d in docs),
@@ -340,6 +311,23 @@ def _task_data(
         sampling=sampling_of(config),
     )
     return data, warnings
+
+
+def _reverse_completeness(
+    task: str, n_lines: int, docs: Sequence[ReverseDoc], results: Mapping[str, Any]
+) -> list[str]:
+    """Problems of a reverse task: not every item × repeat once, or not as many answers as
+    lm-eval counted (empty when none)."""
+    problems = _count_problems(task, results, n_lines)
+    settings = _run_settings(task, results)
+    keys = [(d.item_id, d.repeat) for d in docs]
+    if len(set(keys)) != len(keys):
+        problems.append("answers logged twice")
+    if settings is not None:
+        missing = len({d.item_id for d in docs}) * settings.repeats - len(set(keys))
+        if missing > 0:
+            problems.append(f"{missing} answers missing (items × repeats)")
+    return problems
 
 
 def sampling_of(config: Mapping[str, Any]) -> str:
@@ -374,32 +362,3 @@ def _partial(
         )
     warnings.append(f"WARNING {what}; reported as partial (--allow-partial)")
     return f"PARTIAL: {'; '.join(problems)}"
-
-
-def _reverse_task_data(
-    task: str,
-    path: Path,
-    samples: Sequence[dict[str, Any]],
-    results: dict[str, Any],
-    options: LoadOptions,
-) -> tuple[ReverseTaskData, list[str]]:
-    """Rebuild one reverse task's answers from its samples file (checked for completeness:
-    every item × repeat once, as many answers as lm-eval counted)."""
-    warnings: list[str] = []
-    records, docs, prints = _answers(task, path, samples, FILTER_NAME, options, True, warnings)
-    problems = _count_problems(task, results, len(records))
-    settings = _run_settings(task, results)
-    keys = [(d.item_id, d.repeat) for d in docs]
-    if len(set(keys)) != len(keys):
-        problems.append("answers logged twice")
-    items = {d.item_id for d in docs}
-    if settings is not None:
-        missing = len(items) * settings.repeats - len(set(keys))
-        if missing > 0:
-            problems.append(f"{missing} answers missing (items × repeats)")
-    partial = _partial(task, path, problems, options, warnings)
-    version = (results.get("versions") or {}).get(task)
-    data = ReverseTaskData(
-        **_shared(task, path, records, docs, prints, version, partial), n_items=len(items)
-    )
-    return data, warnings
