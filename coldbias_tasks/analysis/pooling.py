@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from coldbias_tasks.analysis.run_data import (
     CapabilityMetric,
@@ -22,10 +22,13 @@ from coldbias_tasks.analysis.run_data import (
     ModelResults,
     ReverseTaskData,
     Run,
+    SampledTask,
     TaskData,
 )
 
 __all__ = ["display_name", "pool_runs"]
+
+_Task = TypeVar("_Task", bound=SampledTask)
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class _Group:
         )
 
     def add(self, run: Run) -> None:
+        """Take ``run`` and its tasks (forward and reverse) into the group."""
         self.runs.append(run)
         for name, t in [*run.tasks.items(), *run.reverse.items()]:
             self.tasks[name].append(t)
@@ -93,7 +97,7 @@ def _pool_repeats(parts: Sequence[TaskData] | Sequence[ReverseTaskData]) -> tupl
     return records, prints, dropped
 
 
-def _pool_task(parts: Sequence[Any]) -> tuple[Any, int]:
+def _pool_task(parts: Sequence[_Task]) -> tuple[_Task, int]:
     """One task (forward or reverse) over several runs (:func:`_pool_repeats`); the seed is
     kept only when every run shares it. Returns the pooled task and the number of repeats left
     out."""

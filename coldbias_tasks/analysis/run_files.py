@@ -34,7 +34,7 @@ from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.jsonl import read_text
 from coldbias_tasks.core.vocabulary import is_coldbias_task
 
-__all__ = ["RunError", "load_folder", "parse_model_args", "scan_folder"]
+__all__ = ["load_folder", "parse_model_args", "scan_folder"]
 
 #: lm-eval run settings recorded as seeds in the results JSON ``config``.
 SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
