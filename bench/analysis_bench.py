@@ -275,7 +275,8 @@ def write_output_folder(
 
 def report_load(folder: Path) -> Any:
     """``coldbias report``'s first step: read the output folder and pool runs per model."""
-    from coldbias_tasks.analysis.runs import load_folder, pool_runs
+    from coldbias_tasks.analysis.pooling import pool_runs
+    from coldbias_tasks.analysis.run_files import load_folder
 
     return pool_runs(load_folder(folder))
 

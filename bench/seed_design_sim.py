@@ -54,7 +54,7 @@ GENRE = np.arange(N_ITEMS) % 3 == 0
 
 
 class FakeTask:
-    """The two attributes of :class:`~coldbias_tasks.analysis.runs.TaskData` the tests read."""
+    """The two attributes of :class:`~coldbias_tasks.analysis.run_data.TaskData` the tests read."""
 
     def __init__(self, records: list[AnswerRecord]) -> None:
         self.records = tuple(records)

@@ -23,7 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from coldbias_tasks.analysis.runs import ModelResults, TaskData, load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_data import ModelResults, TaskData
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.seed_import import HUB_IDS
 from coldbias_tasks.analysis.seed_study import (
     Test,

@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.analysis.runs import LoadOptions, load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_data import LoadOptions
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.app.outputs import MANIFEST
 from coldbias_tasks.core.aggregate import summarize_group

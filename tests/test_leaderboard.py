@@ -19,7 +19,8 @@ import pytest
 from scipy import stats
 
 from coldbias_tasks.analysis import intervals, leaderboard
-from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
 from tests.test_report import (

@@ -18,7 +18,8 @@ import pytest
 from PIL import Image
 
 from coldbias_tasks.analysis import report
-from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.catalog import load_catalog

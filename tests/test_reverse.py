@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from coldbias_tasks.analysis import leaderboard
-from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import commands
 from coldbias_tasks.core.answers import reverse_record_from_answer
 from coldbias_tasks.core.errors import SettingsError
@@ -224,7 +225,7 @@ def test_reverse_runs_are_checked_and_copies_pooled_once(tmp_path: Path) -> None
     import json
     import shutil
 
-    from coldbias_tasks.analysis.runs import LoadOptions
+    from coldbias_tasks.analysis.run_data import LoadOptions
     from coldbias_tasks.core.errors import RunError
 
     run = tmp_path / "a"

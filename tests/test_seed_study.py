@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coldbias_tasks.analysis.runs import load_folder, pool_runs
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.seed_import import (
     choose_seeds,
     import_seed_study,
@@ -236,7 +237,7 @@ def test_cli_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_missing_entry_counted_and_corrupt_file_refused(tmp_path: Path) -> None:
-    from coldbias_tasks.analysis.runs import LoadOptions
+    from coldbias_tasks.analysis.run_data import LoadOptions
 
     clone = fx.write_fixture(tmp_path / "clone")
     path = clone / "data" / "raw_text_results" / "llama3.2_3b_college__1.json"

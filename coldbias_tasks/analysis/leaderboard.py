@@ -1,7 +1,7 @@
 """The leaderboard's rows and columns: one row per model over many output folders.
 
 Runs of one model (same ``model_name``, backend and ``model_args`` minus ``seed``) are merged
-with their seeds pooled (:func:`coldbias_tasks.analysis.runs.pool_runs`). Columns: per-domain
+with their seeds pooled (:func:`coldbias_tasks.analysis.pooling.pool_runs`). Columns: per-domain
 divergence (IOU, SERP, PRAG; mean over the domain's attribute tasks of the task mean) with a
 95% Student-t interval over repeats, IOU divergence per attribute group (pooled over domains),
 fidelity, ``n``, task versions, a degenerate flag, and the headline metric of any other harness task
@@ -32,16 +32,11 @@ from coldbias_tasks.analysis.intervals import (
     reverse_gap_draws,
     t_interval,
 )
+from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.ranking import bh_flags, rank_intervals, repeat_draws, tiers
 from coldbias_tasks.analysis.robustness import model_sensitivity
-from coldbias_tasks.analysis.runs import (
-    LoadOptions,
-    ModelResults,
-    Run,
-    TaskData,
-    pool_runs,
-    scan_folder,
-)
+from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run, TaskData
+from coldbias_tasks.analysis.run_files import scan_folder
 from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
@@ -284,7 +279,7 @@ def build_rows(
         row.cells["degenerate"] = Cell(
             ("yes: " + "; ".join(row.degenerate)) if row.degenerate else "no"
         )
-        for task, metric in model.other_metrics.items():
+        for task, metric in model.capabilities.items():
             key = f"extra:{task}:{metric.metric}"
             extra[key] = (task, metric.metric, metric.higher_is_better)
             se = metric.stderr
@@ -683,7 +678,7 @@ def collect(
         finally:
             messages.extend(skipped)
         if found and not any(r.has_coldbias for r in found):
-            tasks = sorted({t for r in found for t in r.foreign_tasks})
+            tasks = sorted({t for r in found for t in r.capability_tasks})
             listed = ", ".join(tasks[:8]) + (", ..." if len(tasks) > 8 else "")
             messages.append(
                 f"{d}: holds no coldbias task (found: {listed or 'no task'}); its metrics are "
@@ -778,10 +773,10 @@ def build_leaderboard(
         messages += [w for w in model.warnings if w not in messages]
     used = {r.results_file.resolve() for m in models for r in m.runs}
     for run in runs:
-        if not run.has_coldbias and run.other_metrics and run.results_file.resolve() not in used:
+        if not run.has_coldbias and run.capabilities and run.results_file.resolve() not in used:
             messages.append(
                 f"{run.results_file}: capability results of {run.model} "
-                f"({', '.join(run.other_metrics)}) match no model row (same name, backend and "
+                f"({', '.join(run.capabilities)}) match no model row (same name, backend and "
                 "model_args apart from seed); not shown"
             )
     columns, rows = build_rows(models, resamples)

@@ -38,7 +38,7 @@ from coldbias_tasks.analysis.intervals import (
     t_interval,
 )
 from coldbias_tasks.analysis.robustness import sensitivity_table, variant_table
-from coldbias_tasks.analysis.runs import ModelResults, ReverseTaskData, TaskData
+from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary, summarize_group
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError

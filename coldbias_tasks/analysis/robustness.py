@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from coldbias_tasks.analysis.intervals import t_interval
-from coldbias_tasks.analysis.runs import ModelResults, TaskData
+from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.aggregate import GroupSummary
 
 __all__ = [

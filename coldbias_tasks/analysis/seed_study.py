@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coldbias_tasks.analysis.runs import ModelResults, TaskData
+from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import relabel_p

@@ -32,6 +32,7 @@ from coldbias_tasks.analysis.leaderboard import (
     long_table,
     wide_table,
 )
+from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.report import (
     TaskReport,
     analyze,
@@ -39,7 +40,8 @@ from coldbias_tasks.analysis.report import (
     reverse_tables,
     tables,
 )
-from coldbias_tasks.analysis.runs import LoadOptions, coldbias_version, load_folder, pool_runs
+from coldbias_tasks.analysis.run_data import LoadOptions, coldbias_version
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS

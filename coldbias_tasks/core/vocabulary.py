@@ -24,6 +24,7 @@ __all__ = [
     "PAYLOAD_KEY",
     "PLACEBO_GROUP",
     "REVERSE",
+    "REVERSE_PAYLOAD_KEY",
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
@@ -160,6 +161,8 @@ TASK_VERSION = "3.0"
 FILTER_NAME = "ranked"
 #: Metric key whose logged sample value is the parse payload (all metrics log the same one).
 PAYLOAD_KEY = "iou_divergence"
+#: Metric key whose logged sample value is a reverse task's payload.
+REVERSE_PAYLOAD_KEY = "reverse_rank_gap"
 #: Significance level of the excess-over-noise tests (report and plots).
 ALPHA = 0.05
 

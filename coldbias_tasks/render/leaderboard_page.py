@@ -7,7 +7,7 @@ from importlib.resources import files
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
 from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard
-from coldbias_tasks.analysis.runs import coldbias_version
+from coldbias_tasks.analysis.run_data import coldbias_version
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.render import html as H
 

@@ -22,7 +22,7 @@ from coldbias_tasks.analysis.report import (
     value_verdict,
 )
 from coldbias_tasks.analysis.robustness import variant_table
-from coldbias_tasks.analysis.runs import ModelResults, TaskData
+from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
 from coldbias_tasks.render import html as H
