@@ -16,9 +16,9 @@ Timed separately, in this order, as lm-eval and ``coldbias report`` run them:
    caches, as in a fresh lm-eval process);
 3. metrics: ``process_results`` per doc, then every aggregation of
    :data:`coldbias_tasks.lmeval.harness.METRICS` on each task's payloads (what lm-eval does);
-4. report (:mod:`coldbias_tasks.analysis.report`): loading an lm-eval-style output folder
-   written from the same payloads (``runs.load_folder`` + ``pool_runs``), then ``analyze`` and
-   the four tables, without plots or HTML.
+4. report (:mod:`coldbias_tasks.analysis.report`, :mod:`coldbias_tasks.analysis.tables`):
+   loading an lm-eval-style output folder written from the same payloads (``runs.load_folder``
+   + ``pool_runs``), then ``analyze`` and the tables, without plots or HTML.
 
 Steps 2–4 then run again under cProfile; the top functions are printed.
 """
@@ -283,9 +283,10 @@ def report_load(folder: Path) -> Any:
 
 def report_tables(models: Any) -> dict[str, Any]:
     """``analyze`` plus the four CSV tables of ``coldbias report`` (no plots, no HTML)."""
-    from coldbias_tasks.analysis import report
+    from coldbias_tasks.analysis.report import analyze
+    from coldbias_tasks.analysis.tables import tables
 
-    return report.tables(report.analyze(models))
+    return tables(analyze(models))
 
 
 def best_of(rounds: int, fn: Callable[[], Any], setup: Callable[[], None] | None = None) -> Any:
@@ -331,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         "coldbias_order": "shuffle",
         "coldbias_seed": SEED,
     }
-    import coldbias_tasks.analysis.report  # noqa: F401  (imports are not part of the timing)
+    import coldbias_tasks.analysis.tables  # noqa: F401  (imports are not part of the timing)
 
     load = os.getloadavg()
     rounds = args.rounds

@@ -193,8 +193,10 @@ def seed_leaderboard(folder: Path, out: Path) -> list[str]:
 def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
     """Per model: the report's tables (values, groups, fidelity, exposure) and its terminal
     summary, from the same analysis ``coldbias report`` runs (analysis.report.analyze and
-    tables), without the plots and the HTML page (``coldbias report`` makes those)."""
-    from coldbias_tasks.analysis.report import analyze, tables
+    analysis.tables.tables), without the plots and the HTML page (``coldbias report`` makes
+    those)."""
+    from coldbias_tasks.analysis.report import analyze
+    from coldbias_tasks.analysis.tables import tables
     from coldbias_tasks.render.report_page import summary_lines
 
     for key, model in sorted(latest.items()):

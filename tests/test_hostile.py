@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coldbias_tasks.analysis.report import ReverseReport
+from coldbias_tasks.analysis.reverse_report import ReverseReport
 from coldbias_tasks.app import cli, outputs
 from coldbias_tasks.app.launch import prepare
 from coldbias_tasks.app.outputs import MANIFEST, OutputFolder

@@ -28,7 +28,6 @@ from coldbias_tasks.analysis.intervals import (
     Series,
     combine,
     interval,
-    metric_series,
     reverse_gap_draws,
     t_interval,
 )
@@ -37,9 +36,10 @@ from coldbias_tasks.analysis.ranking import bh_flags, rank_intervals, repeat_dra
 from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run, TaskData
 from coldbias_tasks.analysis.run_files import scan_folder
-from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
+from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag, summarize_task
+from coldbias_tasks.core.aggregate import fidelity, positions
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
+from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
@@ -139,29 +139,12 @@ def _variant_suffix(variant: str) -> str:
     return "" if variant == "plain" else f"_{variant}"
 
 
-@dataclass
-class _Stats:
-    """One task's summary, with the per-repeat series the leaderboard needs."""
-
-    task: TaskData
-    summary: GroupSummary
-    series: dict[tuple[str, str], dict[int, float]]
-
-    def value(self, metric: str, kind: str) -> float:
-        ms = self.summary.metrics[metric]
-        if kind == "attribute":
-            return ms.attribute.mean
-        return ms.excess if kind == "excess" else ms.mean
+#: One task's summary with its per-repeat series (:mod:`.summaries`).
+_Stats = TaskSummary
 
 
 def _task_stats(task: TaskData) -> _Stats:
-    summary = summarize_group(task.records)
-    series = {
-        (m, kind): metric_series(summary.metrics[m], kind)
-        for m in SIMILARITY_NAMES
-        for kind in ("excess", "divergence", "attribute")
-    }
-    return _Stats(task, summary, series)
+    return summarize_task(task)
 
 
 def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, dict[int, float]]:
@@ -401,8 +384,7 @@ def _counted(task: TaskData) -> bool:
 
 
 def _placebo_clearly_above_zero(p: _Stats) -> bool:
-    low, _ = t_interval(p.series[("iou", "excess")])
-    return placebo_reacts(p.summary.metrics["iou"], low)
+    return placebo_flag(p, "iou")
 
 
 def _settings(tasks: Iterable[TaskData]) -> str:

@@ -20,7 +20,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ from scipy import stats
 
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
-from coldbias_tasks.core.aggregate import GroupSummary
+from coldbias_tasks.analysis.summaries import TaskSummary
 
 __all__ = [
     "PromptTask",
@@ -39,20 +39,12 @@ __all__ = [
 ]
 
 
-class _Entry(Protocol):
-    """What the report's TaskReport and the leaderboard's task stats both offer."""
-
-    task: TaskData
-    summary: GroupSummary
-    series: dict[tuple[str, str], dict[int, float]]
-
-
 @dataclass(frozen=True)
 class PromptTask:
     """One task of one model under one prompt."""
 
     model: ModelResults
-    entry: Any  # _Entry
+    entry: TaskSummary
 
     @property
     def task(self) -> TaskData:
@@ -72,7 +64,7 @@ def _family(model: ModelResults, task: TaskData) -> tuple[Any, ...]:
 
 
 def _families(
-    pairs: Sequence[tuple[ModelResults, _Entry]],
+    pairs: Sequence[tuple[ModelResults, TaskSummary]],
 ) -> dict[tuple[Any, ...], dict[str, PromptTask]]:
     """family → prompt label → task, only for families with ≥ 2 prompts."""
     out: dict[tuple[Any, ...], dict[str, PromptTask]] = defaultdict(dict)
@@ -83,11 +75,11 @@ def _families(
     return {k: v for k, v in out.items() if len(v) >= 2}
 
 
-def _excess(entry: _Entry, metric: str) -> float:
+def _excess(entry: TaskSummary, metric: str) -> float:
     return entry.summary.metrics[metric].excess
 
 
-def _value_excess(entry: _Entry, metric: str) -> dict[str, float]:
+def _value_excess(entry: TaskSummary, metric: str) -> dict[str, float]:
     return {
         v.persona_id: v.excess_over_floor
         for v in entry.summary.metrics[metric].values
@@ -120,7 +112,7 @@ def _spread(values: Sequence[float]) -> tuple[float, float]:
 
 
 def variant_table(
-    pairs: Sequence[tuple[ModelResults, _Entry]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
 ) -> pd.DataFrame:
     """Per (model, task, prompt) of tasks run under ≥ 2 prompts: excess with its 95 %
     t-interval over repeats, raw divergence, noise floor, flagged share."""
@@ -143,7 +135,7 @@ def variant_table(
 
 
 def sensitivity_table(
-    pairs: Sequence[tuple[ModelResults, _Entry]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
 ) -> pd.DataFrame:
     """Per (model, task) run under ≥ 2 prompts: the spread of the excess and of the raw
     divergence over prompts and the mean pairwise Kendall τ of the value rankings; then per
@@ -171,13 +163,13 @@ def sensitivity_table(
 
 
 def model_sensitivity(
-    pairs: Sequence[tuple[ModelResults, _Entry]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
 ) -> dict[str, dict[str, Any]]:
     """model name → over the prompts that ran every one of the model's compared tasks: the
     mean excess over those tasks per prompt, its std and range over prompts
     (``excess_range``: the prompt sensitivity, ↓) and the mean pairwise Kendall τ of the
     prompts' rankings of the tasks (``group_rank_tau``; NaN with < 2 tasks)."""
-    by_model: dict[str, dict[str, dict[str, _Entry]]] = defaultdict(lambda: defaultdict(dict))
+    by_model: dict[str, dict[str, dict[str, TaskSummary]]] = defaultdict(lambda: defaultdict(dict))
     for prompts in _families(pairs).values():
         for label, pt in prompts.items():
             by_model[pt.model.model][label][pt.task.name] = pt.entry

@@ -33,15 +33,11 @@ from coldbias_tasks.analysis.leaderboard import (
     wide_table,
 )
 from coldbias_tasks.analysis.pooling import pool_runs
-from coldbias_tasks.analysis.report import (
-    TaskReport,
-    analyze,
-    analyze_reverse,
-    reverse_tables,
-    tables,
-)
+from coldbias_tasks.analysis.report import TaskReport, analyze
+from coldbias_tasks.analysis.reverse_report import analyze_reverse, reverse_tables
 from coldbias_tasks.analysis.run_data import LoadOptions, coldbias_version
 from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS
@@ -110,7 +106,7 @@ def build_report(
     with output as tmp:
         for name, df in frames.items():
             write_csv(df, tmp / f"{name}.csv")
-        figures = make_plots(reports, tmp)
+        figures = make_plots(reports, tmp, frames.get("robustness"))
         provenance = {
             "generated_by": "coldbias report",
             "coldbias_version": coldbias_version(),

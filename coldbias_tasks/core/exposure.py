@@ -1,4 +1,5 @@
-"""Item-group exposure: which kinds of items each persona is recommended (paper H2/H4).
+"""Item-group exposure: which kinds of items each persona is recommended (e.g. whether a
+value's lists hold fewer Western films than the neutral user's).
 
 Definitions: docs/measurement.md §5.
 

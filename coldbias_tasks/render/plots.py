@@ -36,7 +36,6 @@ METRIC_LABELS = {"iou": "IOU", "serp": "SERP", "prag": "PRAG"}
 VARIANT_COLORS = {"plain": "#1f77b4", "context": "#d62728", "mitigation": "#2ca02c"}
 #: line style and marker per variant, so identical polygons stay distinguishable
 VARIANT_STYLES = {"plain": ("-", "o"), "context": ("--", "s"), "mitigation": (":", "^")}
-NEUTRAL_COLOR = "#333333"
 DPI = 110
 
 

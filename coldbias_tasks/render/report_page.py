@@ -1,5 +1,5 @@
 """The report's figures, terminal summary and HTML page (computing is in
-:mod:`coldbias_tasks.analysis.report`)."""
+:mod:`coldbias_tasks.analysis.report` and its siblings)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,16 @@ from typing import Any
 import pandas as pd
 
 from coldbias_tasks.analysis.report import (
-    ReverseReport,
     TaskReport,
     attribute_verdict,
     disparity_verdict,
     most_divergent,
-    placebo_flag,
     task_order,
     value_verdict,
 )
-from coldbias_tasks.analysis.robustness import variant_table
+from coldbias_tasks.analysis.reverse_report import ReverseReport
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
+from coldbias_tasks.analysis.summaries import placebo_flag
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
 from coldbias_tasks.render import html as H
@@ -58,9 +57,13 @@ def _radar_series(reps: Sequence[TaskReport]) -> dict[str, dict[str, float]]:
     return series
 
 
-def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple[Path, str]]]:
-    """Write all PNGs; returns key → [(png, caption)] with keys ``task:<model>:<task>`` and
-    ``radar:<model>``.
+def make_plots(
+    reports: Sequence[TaskReport], out: Path, robustness: pd.DataFrame | None = None
+) -> dict[str, list[tuple[Path, str]]]:
+    """Write all PNGs; returns key → [(png, caption)] with keys ``task:<model>:<task>``,
+    ``radar:<model>`` and ``prompts``. ``robustness`` is the report's ``robustness`` table
+    (:func:`~coldbias_tasks.analysis.robustness.variant_table`, as computed by
+    :func:`~coldbias_tasks.analysis.tables.tables`); no prompt figures without it.
     """
     figures: dict[str, list[tuple[Path, str]]] = defaultdict(list)
     labels = list(dict.fromkeys(r.model.label for r in reports))
@@ -140,9 +143,8 @@ def make_plots(reports: Sequence[TaskReport], out: Path) -> dict[str, list[tuple
                 f"{variants} (0 = same list as the neutral user, 1 = disjoint).",
             )
         )
-    robust = variant_table([(r.model, r) for r in reports])
-    if not robust.empty:
-        for i, (model, sub) in enumerate(robust.groupby("model", sort=True), start=1):
+    if robustness is not None and not robustness.empty:
+        for i, (model, sub) in enumerate(robustness.groupby("model", sort=True), start=1):
             rows = [
                 (f"{t.task}", t.prompt, t.excess, t.excess_ci_low, t.excess_ci_high)
                 for t in sub.itertuples()

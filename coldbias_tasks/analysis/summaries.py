@@ -1,0 +1,77 @@
+"""One summarized task: a task's answers turned into its summary and per-repeat series.
+
+The report (:mod:`.report`), the leaderboard (:mod:`.leaderboard`) and the prompt-sensitivity
+tables (:mod:`.robustness`) all read a :class:`TaskSummary`, built once per task by
+:func:`summarize_task`; the placebo rule (:func:`placebo_flag`) is written here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coldbias_tasks.analysis.intervals import BOUNDS, Series, metric_series, t_interval
+from coldbias_tasks.analysis.run_data import TaskData
+from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
+
+__all__ = ["SERIES_KINDS", "TaskSummary", "placebo_flag", "summarize_task"]
+
+#: The per-repeat series of a metric: the mean excess over the noise floor, the raw
+#: divergence, and the attribute excess over the control personas.
+SERIES_KINDS = ("excess", "divergence", "attribute")
+
+
+@dataclass
+class TaskSummary:
+    """One task's :class:`~coldbias_tasks.core.aggregate.GroupSummary` and its per-repeat
+    series per (metric, kind ∈ :data:`SERIES_KINDS`): repeat → figure (divergence units)."""
+
+    task: TaskData
+    summary: GroupSummary
+    series: dict[tuple[str, str], Series]
+
+    def value(self, metric: str, kind: str) -> float:
+        """The task figure of ``metric``: excess, raw divergence (mean) or attribute excess."""
+        ms = self.summary.metrics[metric]
+        if kind == "attribute":
+            return ms.attribute.mean
+        return ms.excess if kind == "excess" else ms.mean
+
+    def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
+        """95 % t-interval over repeats of the task figure, clipped to the range of ``kind``
+        (NaN with < 2 repeats)."""
+        return t_interval(self.series[(metric, kind)], bounds=BOUNDS.get(kind))
+
+    @property
+    def value_series(self) -> dict[str, dict[str, Series]]:
+        """metric → persona id → that value's excess per repeat."""
+        return {
+            m: {v.persona_id: dict(v.excess_by_repeat) for v in ms.values}
+            for m, ms in self.summary.metrics.items()
+        }
+
+    @property
+    def degenerate(self) -> list[str]:
+        """:func:`~coldbias_tasks.core.quality.degenerate_reasons` of the task's answers."""
+        return degenerate_reasons(self.summary.fidelity, self.summary.positions)
+
+
+def summarize_task(task: TaskData) -> TaskSummary:
+    """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_group` of its
+    answers) and the series of every metric and kind."""
+    summary = summarize_group(task.records)
+    series = {
+        (m, kind): metric_series(summary.metrics[m], kind)
+        for m in summary.metrics
+        for kind in SERIES_KINDS
+    }
+    return TaskSummary(task, summary, series)
+
+
+def placebo_flag(placebo: TaskSummary, metric: str = "iou") -> bool:
+    """A placebo whose excess is clearly above zero
+    (:func:`~coldbias_tasks.core.quality.placebo_reacts`): the model's lists react to any extra
+    words, not only to sensitive attributes. The interval is clipped to the excess range, which
+    never changes whether its low end is above 0."""
+    low, _ = placebo.interval(metric, "excess")
+    return placebo_reacts(placebo.summary.metrics[metric], low)
