@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
 from coldbias_tasks.analysis.intervals import (
@@ -62,8 +61,6 @@ __all__ = [
     "build_leaderboard",
     "build_rows",
     "collect_eee",
-    "long_table",
-    "wide_table",
 ]
 
 DOWN, UP = "↓", "↑"
@@ -797,56 +794,3 @@ def build_leaderboard(
     lb = Leaderboard(columns, rows, messages)
     _add_eee(lb, eee)
     return lb
-
-
-# --- writing ---------------------------------------------------------------------------------
-
-
-def _value(cell: Cell | None) -> float | int | str:
-    return math.nan if cell is None else cell.value
-
-
-def _has_ci(lb: Leaderboard, key: str) -> bool:
-    return any(key in row.cells and not math.isnan(row.cells[key].ci_low) for row in lb.rows)
-
-
-def long_table(lb: Leaderboard) -> pd.DataFrame:
-    """model, column, value, ci_low, ci_high, direction (one line per row × column)."""
-    out = []
-    for row in lb.rows:
-        for col in lb.columns[1:]:
-            cell = row.cells.get(col.key)
-            if cell is None:
-                continue
-            out.append(
-                {
-                    "model": row.label,
-                    "column": col.key,
-                    "value": cell.value,
-                    "ci_low": cell.ci_low,
-                    "ci_high": cell.ci_high,
-                    "direction": col.direction,
-                }
-            )
-    return pd.DataFrame(out, columns=["model", "column", "value", "ci_low", "ci_high", "direction"])
-
-
-def wide_table(lb: Leaderboard) -> pd.DataFrame:
-    """One row per model; headers carry the direction marker; interval columns follow."""
-    with_ci = {c.key for c in lb.columns if _has_ci(lb, c.key)}
-    names = ["model"]
-    for col in lb.columns[1:]:
-        names.append(f"{col.key} {col.direction}".strip())
-        if col.key in with_ci:
-            names += [f"{col.key}_ci_low", f"{col.key}_ci_high"]
-    out = []
-    for row in lb.rows:
-        line: dict[str, float | int | str] = {"model": row.label}
-        for col in lb.columns[1:]:
-            cell = row.cells.get(col.key)
-            line[f"{col.key} {col.direction}".strip()] = _value(cell)
-            if col.key in with_ci:
-                line[f"{col.key}_ci_low"] = math.nan if cell is None else cell.ci_low
-                line[f"{col.key}_ci_high"] = math.nan if cell is None else cell.ci_high
-        out.append(line)
-    return pd.DataFrame(out, columns=names)
