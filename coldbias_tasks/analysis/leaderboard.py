@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,12 +24,13 @@ from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_recor
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, metric_series
 from coldbias_tasks.analysis.leaderboard_cells import (
     Cell,
+    EeeScore,
     ModelData,
     model_data,
     overall,
     overall_series,
 )
-from coldbias_tasks.analysis.leaderboard_columns import DOWN, UP, Column, columns_of, fill_cells
+from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.ranking import rank_intervals, repeat_draws, tiers
 from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.runs import (
@@ -103,14 +104,17 @@ def _task_stats(task: TaskData) -> _Stats:
 
 
 def build_rows(
-    models: Sequence[ModelResults], resamples: int = BOOTSTRAP_RESAMPLES
+    models: Sequence[ModelResults],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    scores: dict[str, dict[str, EeeScore]] | None = None,
 ) -> tuple[list[Column], list[Row]]:
     """Columns (those of :data:`~coldbias_tasks.analysis.leaderboard_columns.FAMILIES` some row
     has data for) and rows, sorted: non-degenerate first, then by tier and the overall IOU
     attribute excess (lower first), then by name.
 
     Domain figures average the attribute groups of the domain (as lm-eval's domain groups do:
-    the placebo, intersections and implicit tasks are columns of their own).
+    the placebo, intersections and implicit tasks are columns of their own). ``scores``: row
+    label → Every Eval Ever scores shown as capability columns (:func:`_match_eee`).
     """
     all_stats: list[tuple[ModelResults, _Stats]] = []
     data = []
@@ -122,6 +126,7 @@ def build_rows(
     sensitivity = model_sensitivity(all_stats)
     for d in data:
         d.prompt = sensitivity.get(d.model.model)
+        d.eee = (scores or {}).get(d.model.label, {})
     rows = [Row(d.model, fill_cells(d), d.degenerate) for d in data]
     columns = columns_of(data, [row.cells for row in rows])
     rows.sort(key=_sort_key)
@@ -208,52 +213,43 @@ def collect_eee(
     return found, rest, messages
 
 
-def _add_eee(lb: Leaderboard, results: Sequence[EEEResult]) -> None:
-    """Each EEE benchmark score (not coldbias's own) becomes a capability column of the row
-    whose model name equals the record's ``model_info.id``; interval ± 1.96 × the record's
-    standard error when it has one. Unmatched models and conflicting duplicates are messages."""
-    rows = {row.label: row for row in lb.rows}
+def _match_eee(
+    labels: Iterable[str], results: Sequence[EEEResult]
+) -> tuple[dict[str, dict[str, EeeScore]], list[str]]:
+    """Row label → column key → (the row's record, the column's first record) of every EEE
+    benchmark score (not coldbias's own) whose ``model_info.id`` equals a row's model name;
+    unmatched models and conflicting duplicates (the later file wins) are messages."""
+    labels = set(labels)
     unmatched: dict[str, set[str]] = defaultdict(set)
-    seen: dict[tuple[str, str], EEEResult] = {}
-    keys: dict[str, EEEResult] = {}
+    found: dict[str, dict[str, EEEResult]] = defaultdict(dict)
+    first: dict[str, EEEResult] = {}
+    messages: list[str] = []
     for res in results:
         if is_coldbias_task(res.benchmark.split("/")[0]):
             continue
-        row = rows.get(res.model_id)
-        if row is None:
+        if res.model_id not in labels:
             unmatched[res.model_id].add(res.column)
             continue
         key = f"eee:{res.benchmark}:{res.metric}"
-        earlier = seen.get((row.label, key))
+        earlier = found[res.model_id].get(key)
         if earlier is not None and earlier.value != res.value:
-            lb.messages.append(
+            messages.append(
                 f"{res.source_file}: {res.column} of {res.model_id} = {res.value:g} differs "
                 f"from {earlier.source_file} ({earlier.value:g}); the later file is shown"
             )
-        seen[(row.label, key)] = res
-        keys.setdefault(key, res)
-        se = res.stderr_or_nan
-        row.cells[key] = (
-            Cell(res.value, res.value - 1.96 * se, res.value + 1.96 * se)
-            if math.isfinite(se)
-            else Cell(res.value)
-        )
-    for key in sorted(keys):
-        res = keys[key]
-        lb.columns.append(
-            Column(
-                key,
-                res.column,
-                DOWN if res.lower_is_better else UP,
-                description="Every Eval Ever record (another benchmark)",
-            )
-        )
+        found[res.model_id][key] = res
+        first.setdefault(key, res)
     for model, columns in sorted(unmatched.items()):
-        lb.messages.append(
+        messages.append(
             f"Every Eval Ever records of {model} ({', '.join(sorted(columns))}) match no model "
-            f"row; rows: {', '.join(sorted(rows)) or 'none'} (the id must equal lm-eval's "
+            f"row; rows: {', '.join(sorted(labels)) or 'none'} (the id must equal lm-eval's "
             "model name, e.g. Qwen/Qwen2.5-Coder-0.5B-Instruct)"
         )
+    matched = {
+        label: {key: (res, first[key]) for key, res in scores.items()}
+        for label, scores in found.items()
+    }
+    return matched, messages
 
 
 def build_leaderboard(
@@ -278,7 +274,8 @@ def build_leaderboard(
                 f"({', '.join(run.other_metrics)}) match no model row (same name, backend and "
                 "model_args apart from seed); not shown"
             )
-    columns, rows = build_rows(models, resamples)
+    scores, score_messages = _match_eee([m.label for m in models], eee)
+    columns, rows = build_rows(models, resamples, scores)
     settings = {
         re.sub(r", [\d/]+ repeats", "", row.cells["settings"].value)
         for row in rows  # repeats may differ
@@ -288,6 +285,4 @@ def build_leaderboard(
             "models were run with different settings (" + "; ".join(sorted(settings)) + "): "
             "divergences depend on k and the catalog size, compare such rows with care"
         )
-    lb = Leaderboard(columns, rows, messages)
-    _add_eee(lb, eee)
-    return lb
+    return Leaderboard(columns, rows, messages + score_messages)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from coldbias_tasks.analysis.eee import EEEResult
 from coldbias_tasks.analysis.intervals import (
     BOUNDS,
     Series,
@@ -28,7 +29,10 @@ from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
-__all__ = ["Cell", "ModelData", "TaskStats", "model_data"]
+__all__ = ["Cell", "EeeScore", "ModelData", "TaskStats", "model_data"]
+
+#: an Every Eval Ever score of a row: (the row's record, the first record of its column)
+EeeScore = tuple[EEEResult, EEEResult]
 
 
 @dataclass
@@ -66,7 +70,8 @@ class ModelData:
     column key part ("books", "books_context", "gender") to its tasks and ``(name, variant)``;
     ``placebo``: domain → the plain placebo task; ``reverse``: domain or "group_<group>" → (rank
     gap, bootstrap draws) of its reverse tasks. ``rank``, ``tier`` and ``prompt`` are filled by
-    passes over all models (``None`` when the model has none)."""
+    passes over all models (``None`` when the model has none); ``eee``: column key → its Every
+    Eval Ever score."""
 
     model: ModelResults
     stats: list[TaskStats]
@@ -84,6 +89,7 @@ class ModelData:
     rank: str | None = None
     tier: int | None = None
     prompt: dict[str, Any] | None = None
+    eee: dict[str, EeeScore] = field(default_factory=dict)
 
     @property
     def plain_domains(self) -> list[str]:
@@ -181,6 +187,13 @@ def flags_cell(stats: Sequence[TaskStats], test: str) -> Cell:
     alpha = stats[0].summary.alpha if stats else 0.05
     flagged, tested = bh_flags(pvalues, alpha)
     return Cell(f"{flagged}/{tested}" if tested else "")
+
+
+def stderr_cell(value: float, stderr: float) -> Cell:
+    """``value`` ± 1.96 × ``stderr`` (no interval when the standard error is not finite)."""
+    if math.isfinite(stderr):
+        return Cell(value, value - 1.96 * stderr, value + 1.96 * stderr)
+    return Cell(value)
 
 
 def mean_cell(values: Iterable[float]) -> Cell:

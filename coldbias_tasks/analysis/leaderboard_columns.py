@@ -11,7 +11,6 @@ A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -32,6 +31,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     pooled,
     pooled_cell,
     settings,
+    stderr_cell,
 )
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
@@ -228,10 +228,12 @@ def _versions(data: ModelData, slot: Slot) -> Cell:
 
 def _extra(data: ModelData, slot: Slot) -> Cell:
     metric = data.model.other_metrics[slot.get("task")]
-    se = metric.stderr
-    if math.isfinite(se):
-        return Cell(metric.value, metric.value - 1.96 * se, metric.value + 1.96 * se)
-    return Cell(metric.value)
+    return stderr_cell(metric.value, metric.stderr)
+
+
+def _eee(data: ModelData, slot: Slot) -> Cell:
+    res = data.eee[slot.id][0]
+    return stderr_cell(res.value, res.stderr_or_nan)
 
 
 def _prompt(name: str, data: ModelData, slot: Slot) -> Cell | None:
@@ -289,6 +291,12 @@ def _extra_slots(data: ModelData) -> Iterable[Slot]:
         arrow = UP if better is True else DOWN if better is False else ""
         fields = (("key", key), ("task", task), ("title", f"{task} {metric.metric}"))
         yield Slot(key, (*fields, ("arrow", arrow)), (key,))
+
+
+def _eee_slots(data: ModelData) -> Iterable[Slot]:
+    for key, (_, first) in data.eee.items():
+        arrow = DOWN if first.lower_is_better else UP
+        yield Slot(key, (("key", key), ("title", first.column), ("arrow", arrow)), (key,))
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -411,6 +419,11 @@ _PROMPT = (
                description="the prompt templates (languages) compared"),
 )  # fmt: skip
 
+_EEE = (
+    ColumnSpec("{key}", "{title}", _eee, "{arrow}",
+               description="Every Eval Ever record (another benchmark)"),
+)  # fmt: skip
+
 #: every leaderboard column, in column order
 FAMILIES: tuple[Family, ...] = (
     Family("headline", _HEADLINE),
@@ -421,4 +434,5 @@ FAMILIES: tuple[Family, ...] = (
     Family("fidelity", _FIDELITY),
     Family("capability (other harness tasks)", _CAPABILITY, _extra_slots),
     Family("prompt sensitivity", _PROMPT),
+    Family("capability (Every Eval Ever records)", _EEE, _eee_slots),
 )
