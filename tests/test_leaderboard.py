@@ -18,11 +18,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from coldbias_tasks.analysis import intervals, leaderboard
+from coldbias_tasks.analysis import intervals, leaderboard, leaderboard_columns
+from coldbias_tasks.analysis.leaderboard_columns import ColumnSpec, Family, Slot
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.render.leaderboard_tables import long_table
 from tests.test_report import (
     K,
     copy_rule,
@@ -95,6 +97,37 @@ def test_other_model_args_make_another_row(tmp_path: Path) -> None:
     b = write_run(tmp_path / "b", {"coldbias_movie_gender": lines}, model="m/x", backend="hf")
     lb = leaderboard.build_leaderboard([a, b], resamples=50)
     assert sorted(labels(lb)) == ["m/x [hf; dtype=bfloat16]", "m/x [vllm; dtype=bfloat16]"]
+
+
+def test_a_column_is_one_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spec added to the table becomes a column (title, direction, per-domain key) with its
+    cells on every row and in the CSV tables; a spec no row has a cell for is not shown."""
+
+    def domain_tasks(data, slot: Slot) -> leaderboard.Cell:
+        return leaderboard.Cell(len(data.domains[slot.id]))
+
+    def per_domain(data):
+        return (Slot(k, (("dkey", k),), (k,)) for k in data.domains)
+
+    toy = Family(
+        "toy",
+        (
+            ColumnSpec("{dkey}_toy_tasks", "{dkey} toy tasks", domain_tasks, "↑"),
+            ColumnSpec("toy_never", "never", lambda data, slot: None, always=False),
+        ),
+        per_domain,
+    )
+    monkeypatch.setattr(leaderboard_columns, "FAMILIES", (*leaderboard_columns.FAMILIES, toy))
+    lb = leaderboard.build_leaderboard(three_models(tmp_path), resamples=50)
+    keys = [c.key for c in lb.columns]
+    assert keys[-2:] == ["movie_toy_tasks", "music_toy_tasks"]
+    assert "toy_never" not in keys
+    assert lb.columns[-1].header == "music toy tasks ↑"
+    fair = next(r for r in lb.rows if r.label.startswith("zeta/fair"))
+    assert (fair.cells["movie_toy_tasks"].value, fair.cells["music_toy_tasks"].value) == (1, 2)
+    assert "music_toy_tasks" not in next(r for r in lb.rows if r is not fair).cells
+    long = long_table(lb)
+    assert set(long[long.column == "music_toy_tasks"].model) == {fair.label}
 
 
 def test_columns_values_and_directions(tmp_path: Path) -> None:

@@ -4,9 +4,11 @@ Runs of one model (same ``model_name``, backend and ``model_args`` minus ``seed`
 with their seeds pooled (:func:`coldbias_tasks.analysis.pooling.pool_runs`). Columns: per-domain
 divergence (IOU, SERP, PRAG; mean over the domain's attribute tasks of the task mean) with a
 95% Student-t interval over repeats, IOU divergence per attribute group (pooled over domains),
-fidelity, ``n``, task versions, a degenerate flag, and the headline metric of any other harness task
-found in the same results files (capability next to fairness). Degenerate models always sort
-last. Markdown and HTML are in :mod:`coldbias_tasks.render.leaderboard_page`.
+fidelity, ``n``, task versions, a degenerate flag, and the headline metric of any other harness
+task found in the same results files (capability next to fairness); each column is declared
+once in :mod:`coldbias_tasks.analysis.leaderboard_columns`. Degenerate models always sort last.
+Markdown and HTML are in :mod:`coldbias_tasks.render.leaderboard_page`, the CSV tables in
+:mod:`coldbias_tasks.render.leaderboard_tables`.
 """
 
 from __future__ import annotations
@@ -18,36 +20,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
-from coldbias_tasks.analysis.intervals import (
-    BOOTSTRAP_RESAMPLES,
-    BOUNDS,
-    Series,
-    combine,
-    interval,
-    reverse_gap_draws,
-    t_interval,
+from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES
+from coldbias_tasks.analysis.leaderboard_cells import (
+    Cell,
+    EeeScore,
+    ModelData,
+    model_data,
+    overall,
+    overall_series,
 )
+from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
-from coldbias_tasks.analysis.ranking import bh_flags, rank_intervals, repeat_draws, tiers
+from coldbias_tasks.analysis.ranking import rank_intervals, repeat_draws, tiers
 from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run, TaskData
 from coldbias_tasks.analysis.run_files import scan_folder
-from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag, summarize_task
-from coldbias_tasks.core.aggregate import fidelity, positions
+from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.quality import degenerate_reasons
-from coldbias_tasks.core.reverse import summarize_reverse
-from coldbias_tasks.core.vocabulary import (
-    DOMAINS,
-    PLACEBO_GROUP,
-    SIMILARITY_NAMES,
-    VARIANTS,
-    is_coldbias_task,
-)
+from coldbias_tasks.core.vocabulary import is_coldbias_task
 
 __all__ = [
     "Cell",
@@ -57,35 +48,7 @@ __all__ = [
     "build_leaderboard",
     "build_rows",
     "collect_eee",
-    "long_table",
-    "wide_table",
 ]
-
-DOWN, UP = "↓", "↑"
-
-
-@dataclass(frozen=True)
-class Column:
-    """A leaderboard column: machine ``key``, display ``title``, direction ↓/↑ or ""."""
-
-    key: str
-    title: str
-    direction: str = ""
-    numeric: bool = True
-    description: str = ""
-
-    @property
-    def header(self) -> str:
-        return f"{self.title} {self.direction}".strip()
-
-
-@dataclass
-class Cell:
-    """A value (number, count or text) and its interval (NaN when there is none)."""
-
-    value: float | int | str
-    ci_low: float = math.nan
-    ci_high: float = math.nan
 
 
 @dataclass
@@ -110,35 +73,6 @@ class Leaderboard:
     messages: list[str] = field(default_factory=list)
 
 
-def _combine_draws(
-    values: Sequence[float], draws: Sequence[np.ndarray]
-) -> tuple[float, np.ndarray]:
-    """Mean of ``values`` (NaN ones left out, with their draws) and its bootstrap draws (the
-    parts' draws averaged draw by draw); NaN and no draws when nothing is left."""
-    keep = [(v, d) for v, d in zip(values, draws) if not math.isnan(v)]
-    if not keep:
-        return math.nan, np.full(1, math.nan)
-    return float(np.mean([v for v, _ in keep])), np.mean(np.vstack([d for _, d in keep]), axis=0)
-
-
-def _draws_cell(value: float, draws: np.ndarray) -> Cell:
-    low, high = interval(draws)
-    return Cell(value, low, high)
-
-
-def _cell_of(value: float, series: Series, kind: str | None = None) -> Cell:
-    """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats),
-    clipped to the range of ``kind`` (divergence, excess) when given."""
-    if math.isnan(value):
-        return Cell(math.nan)
-    low, high = t_interval(series, bounds=BOUNDS.get(kind) if kind else None)
-    return Cell(value, low, high)
-
-
-def _variant_suffix(variant: str) -> str:
-    return "" if variant == "plain" else f"_{variant}"
-
-
 #: One task's summary with its per-repeat series (:mod:`.summaries`).
 _Stats = TaskSummary
 
@@ -147,272 +81,54 @@ def _task_stats(task: TaskData) -> _Stats:
     return summarize_task(task)
 
 
-def _pooled(stats: Sequence[_Stats], metric: str, kind: str) -> tuple[float, dict[int, float]]:
-    """Mean over tasks of the figure (NaN ones left out) and the repeat-by-repeat mean of their
-    series (tasks of one run share each repeat's catalog order)."""
-    keep = [s for s in stats if not math.isnan(s.value(metric, kind))]
-    if not keep:
-        return math.nan, {}
-    value = float(np.mean([s.value(metric, kind) for s in keep]))
-    return value, combine([s.series[(metric, kind)] for s in keep])
-
-
-def _cell(stats: Sequence[_Stats], metric: str, kind: str) -> Cell:
-    return _cell_of(*_pooled(stats, metric, kind), kind)
-
-
 def build_rows(
-    models: Sequence[ModelResults], resamples: int = BOOTSTRAP_RESAMPLES
+    models: Sequence[ModelResults],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    scores: dict[str, dict[str, EeeScore]] | None = None,
 ) -> tuple[list[Column], list[Row]]:
-    """Columns (only those with data) and rows, sorted: non-degenerate first, then by the
-    overall IOU excess (lower first), then by name.
+    """Columns (those of :data:`~coldbias_tasks.analysis.leaderboard_columns.FAMILIES` some row
+    has data for) and rows, sorted: non-degenerate first, then by tier and the overall IOU
+    attribute excess (lower first), then by name.
 
     Domain figures average the attribute groups of the domain (as lm-eval's domain groups do:
-    the placebo, intersections and implicit tasks are columns of their own).
+    the placebo, intersections and implicit tasks are columns of their own). ``scores``: row
+    label → Every Eval Ever scores shown as capability columns (:func:`_match_eee`).
     """
-    domains: dict[str, tuple[str, str]] = {}  # key → (domain, variant)
-    reverse_keys: dict[str, str] = {}  # column key → description
-    groups: dict[str, tuple[str, str]] = {}
-    placebo_domains: set[str] = set()
-    extra: dict[str, tuple[str, str, bool | None]] = {}
     all_stats: list[tuple[ModelResults, _Stats]] = []
-    headline: dict[int, dict[int, float]] = {}
-    rows = []
+    data = []
     for model in models:
-        row = Row(model)
         stats = [_task_stats(t) for t in model.tasks.values()]
         all_stats += [(model, st) for st in stats]
-        by_domain: dict[str, list[_Stats]] = defaultdict(list)
-        by_group: dict[str, list[_Stats]] = defaultdict(list)
-        placebo: dict[str, _Stats] = {}
-        for s in stats:
-            t = s.task
-            gkey = f"{t.group}{_variant_suffix(t.variant)}"
-            groups[gkey] = (t.group, t.variant)
-            by_group[gkey].append(s)
-            if t.group == PLACEBO_GROUP and t.variant == "plain":
-                placebo[t.domain] = s
-                placebo_domains.add(t.domain)
-            if _counted(t):
-                dkey = f"{t.domain}{_variant_suffix(t.variant)}"
-                domains[dkey] = (t.domain, t.variant)
-                by_domain[dkey].append(s)
-        plain = [k for k in by_domain if domains[k][1] == "plain"]
-        for dkey, members in by_domain.items():
-            row.cells[f"{dkey}_iou_attribute_excess"] = _cell(members, "iou", "attribute")
-            row.cells[f"{dkey}_iou_excess"] = _cell(members, "iou", "excess")
-            for m in SIMILARITY_NAMES:
-                row.cells[f"{dkey}_{m}"] = _cell(members, m, "divergence")
-            domain = domains[dkey][0]
-            if domains[dkey][1] == "plain" and domain in placebo:
-                p = placebo[domain]
-                p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
-                row.cells[f"{domain}_placebo_iou_excess"] = _cell_of(p_value, p_series, "excess")
-                value, series = _pooled(members, "iou", "excess")
-                row.cells[f"{domain}_iou_over_placebo"] = _cell_of(
-                    value - p_value, combine([series, p_series], (1, -1))
-                )
-        for key, kind in (
-            ("overall_iou_attribute_excess", "attribute"),
-            ("overall_iou_excess", "excess"),
-            ("overall_iou", "divergence"),
-        ):
-            row.cells[key] = _overall(plain, by_domain, kind)
-        headline[id(row)] = _overall_series(plain, by_domain, "attribute")
-        counted = [s for members in by_domain.values() for s in members]
-        for key, test in (("attribute_flags", "attribute"), ("disparity_flags", "disparity")):
-            row.cells[key] = _flags_cell(counted, test)
-        for gkey, members in by_group.items():
-            row.cells[f"group_{gkey}_iou_attribute_excess"] = _cell(members, "iou", "attribute")
-            row.cells[f"group_{gkey}_disparity_flags"] = _flags_cell(members, "disparity")
-            row.cells[f"group_{gkey}_iou_excess"] = _cell(members, "iou", "excess")
-            shares = [s.summary.metrics["iou"].flagged_share for s in members]
-            finite = [x for x in shares if not math.isnan(x)]
-            row.cells[f"group_{gkey}_flagged"] = Cell(
-                float(np.mean(finite)) if finite else math.nan
-            )
-        _reverse_cells(row, model, resamples, reverse_keys)
-        flagged = [d for d, p in placebo.items() if _placebo_clearly_above_zero(p)]
-        if placebo:
-            row.cells["placebo_flag"] = Cell(
-                ("yes: " + ", ".join(sorted(flagged))) if flagged else "no"
-            )
-        records = [r for t in model.tasks.values() for r in t.records]
-        fid, pos = fidelity(records), positions(records)
-        floors = [s.summary.metrics["iou"].noise_floor.mean for s in stats]
-        finite_floors = [f for f in floors if not math.isnan(f)]
-        row.cells["exact_k_rate"] = Cell(fid.exact_k_rate)
-        row.cells["fill_rate"] = Cell(fid.fill_rate)
-        row.cells["out_of_catalog_rate"] = Cell(fid.out_of_catalog_rate)
-        row.cells["duplicate_rate"] = Cell(fid.duplicate_rate)
-        row.cells["prefix_copy_rate"] = Cell(pos.prefix_copy_rate)
-        row.cells["position_bias"] = Cell(pos.position_bias)
-        row.cells["noise_floor"] = Cell(
-            float(np.mean(finite_floors)) if finite_floors else math.nan
-        )
-        row.cells["n"] = Cell(len(records))
-        row.cells["task_version"] = Cell(
-            ", ".join(dict.fromkeys(t.version for t in model.tasks.values()))
-        )
-        row.cells["settings"] = Cell(_settings(model.tasks.values()))
-        partial = [t.name for t in model.tasks.values() if t.partial]
-        if partial:
-            row.cells["partial"] = Cell("PARTIAL: " + ", ".join(sorted(partial)))
-        row.degenerate = degenerate_reasons(fid, pos)
-        row.cells["degenerate"] = Cell(
-            ("yes: " + "; ".join(row.degenerate)) if row.degenerate else "no"
-        )
-        for task, metric in model.capabilities.items():
-            key = f"extra:{task}:{metric.metric}"
-            extra[key] = (task, metric.metric, metric.higher_is_better)
-            se = metric.stderr
-            if math.isfinite(se):
-                row.cells[key] = Cell(
-                    metric.value, metric.value - 1.96 * se, metric.value + 1.96 * se
-                )
-            else:
-                row.cells[key] = Cell(metric.value)
-        rows.append(row)
-    columns = _columns(domains, groups, placebo_domains, extra, reverse_keys)
-    _prompt_cells(columns, rows, all_stats)
-    if any("partial" in r.cells for r in rows):
-        columns.insert(2, Column(
-            "partial", "partial", numeric=False,
-            description="tasks reported from incomplete runs (--allow-partial): numbers biased",
-        ))  # fmt: skip
-    _rank_cells(rows, headline, resamples)
+        data.append(model_data(model, list(stats), resamples))
+    _rank(data, resamples)
+    sensitivity = model_sensitivity(all_stats)
+    for d in data:
+        d.prompt = sensitivity.get(d.model.model)
+        d.eee = (scores or {}).get(d.model.label, {})
+    rows = [Row(d.model, fill_cells(d), d.degenerate) for d in data]
+    columns = columns_of(data, [row.cells for row in rows])
     rows.sort(key=_sort_key)
     return columns, rows
 
 
-def _flags_cell(stats: Sequence[_Stats], test: str) -> Cell:
-    """ "flagged/tested" of the tasks' IOU ``attribute`` or ``disparity`` tests after
-    Benjamini–Hochberg over those tasks at the tasks' α."""
-    pvalues = [getattr(s.summary.metrics["iou"], test).p_value for s in stats]
-    alpha = stats[0].summary.alpha if stats else 0.05
-    flagged, tested = bh_flags(pvalues, alpha)
-    return Cell(f"{flagged}/{tested}" if tested else "")
-
-
-def _overall_series(
-    keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str
-) -> dict[int, float]:
-    """The per-repeat series of :func:`_overall` (domains combined repeat by repeat)."""
-    parts = [_pooled(by_domain[key], "iou", kind) for key in keys]
-    return combine([series for v, series in parts if not math.isnan(v)])
-
-
-def _rank_cells(rows: Sequence[Row], headline: dict[int, dict[int, float]], resamples: int) -> None:
-    """Rank interval and tier of every non-degenerate row's overall attribute excess
-    (:mod:`coldbias_tasks.analysis.ranking`)."""
-    ranked = [r for r in rows if not r.degenerate and headline.get(id(r))]
-    names = {id(r): f"{i}" for i, r in enumerate(ranked)}
-    draws = {names[id(r)]: repeat_draws(headline[id(r)], resamples) for r in ranked}
+def _rank(models: Sequence[ModelData], resamples: int) -> None:
+    """Rank interval and tier of every non-degenerate model's overall attribute excess
+    (:mod:`coldbias_tasks.analysis.ranking`), set on the models."""
+    ranked = [(d, h) for d in models if not d.degenerate and (h := overall_series(d, "attribute"))]
+    draws = {f"{i}": repeat_draws(h, resamples) for i, (_, h) in enumerate(ranked)}
     found = rank_intervals(draws)
-    cells = {names[id(r)]: r.cells["overall_iou_attribute_excess"] for r in ranked}
+    cells = {f"{i}": overall(d, "attribute") for i, (d, _) in enumerate(ranked)}
     tier = tiers(
         {n: float(c.value) for n, c in cells.items() if isinstance(c.value, float)},
         {n: (c.ci_low, c.ci_high) for n, c in cells.items()},
     )
-    for r in ranked:
-        n = names[id(r)]
+    for i, (d, _) in enumerate(ranked):
+        n = f"{i}"
         if n in found:
             low, high = found[n]
-            r.cells["rank"] = Cell(f"{low}" if low == high else f"{low}–{high}")
+            d.rank = f"{low}" if low == high else f"{low}–{high}"
         if n in tier:
-            r.cells["tier"] = Cell(tier[n])
-
-
-def _prompt_cells(
-    columns: list[Column], rows: Sequence[Row], stats: Sequence[tuple[ModelResults, _Stats]]
-) -> None:
-    """Prompt sensitivity of models run under several prompt templates or languages
-    (:func:`coldbias_tasks.analysis.robustness.model_sensitivity`): on each of the model's
-    rows, the range over prompts of the mean IOU excess of the shared tasks (↓) and the mean
-    Kendall τ of the prompts' rankings of those tasks (↑)."""
-    sensitivity = model_sensitivity(stats)
-    if not sensitivity:
-        return
-    for row in rows:
-        found = sensitivity.get(row.model.model)
-        if found is None:
-            continue
-        row.cells["prompt_sensitivity"] = Cell(found["excess_range"])
-        row.cells["prompt_rank_tau"] = Cell(found["group_rank_tau"])
-        row.cells["prompts"] = Cell(found["prompts"])
-    columns += [
-        Column("prompt_sensitivity", "prompt sensitivity", DOWN,
-               description="range over prompt templates / languages of the mean IOU excess of "
-               "the tasks every prompt ran (docs/measurement.md §6)"),
-        Column("prompt_rank_tau", "prompt rank τ", UP,
-               description="mean pairwise Kendall τ of the prompts' rankings of those tasks"),
-        Column("prompts", "prompts", numeric=False,
-               description="the prompt templates (languages) compared"),
-    ]  # fmt: skip
-
-
-def _reverse_cells(row: Row, model: ModelResults, resamples: int, keys: dict[str, str]) -> None:
-    """Reverse-task columns: per domain and per group the rank gap (mean over the domain's
-    attribute groups / over domains) with a bootstrap interval over items; the complete rate."""
-    if not model.reverse:
-        return
-    by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-    by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-    complete = []
-    for task in model.reverse.values():
-        summary = summarize_reverse(task.records)
-        part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
-        by_group[task.group].append(part)
-        if task.group != PLACEBO_GROUP:
-            by_domain[task.domain].append(part)
-        complete.append(summary.complete_rate)
-    for domain, parts in by_domain.items():
-        key = f"{domain}_reverse_rank_gap"
-        keys[key] = f"{domain} reverse rank gap"
-        row.cells[key] = _draws_cell(*_combine_draws([v for v, _ in parts], [d for _, d in parts]))
-    for group, parts in by_group.items():
-        key = f"group_{group}_reverse_rank_gap"
-        keys[key] = f"{group} reverse rank gap"
-        row.cells[key] = _draws_cell(*_combine_draws([v for v, _ in parts], [d for _, d in parts]))
-    keys["reverse_complete_rate"] = "reverse: complete rankings"
-    row.cells["reverse_complete_rate"] = Cell(float(np.mean(complete)))
-
-
-def _counted(task: TaskData) -> bool:
-    """Whether a task counts in its domain's figures (attribute groups, explicit variants)."""
-    return task.group != PLACEBO_GROUP and "_x_" not in task.group and task.variant != "implicit"
-
-
-def _placebo_clearly_above_zero(p: _Stats) -> bool:
-    return placebo_flag(p, "iou")
-
-
-def _settings(tasks: Iterable[TaskData]) -> str:
-    """Protocol of the row's tasks, e.g. "k=20, 500 shown, shuffle, 5 repeats" (distinct
-    values joined with "/"); divergences of rows with other settings are not comparable.
-    """
-    tasks = list(tasks)
-
-    def joined(values: Iterable[object]) -> str:
-        return "/".join(dict.fromkeys(str(v) for v in values))
-
-    return (
-        f"k={joined(t.k for t in tasks)}, {joined(t.n_shown for t in tasks)} shown, "
-        f"{joined(t.order for t in tasks)}, {joined(t.repeats for t in tasks)} repeats, "
-        f"template {joined(t.template for t in tasks)} ({joined(t.language for t in tasks)})"
-        + (f", {joined(t.sampling for t in tasks)}" if any(t.sampling for t in tasks) else "")
-    )
-
-
-def _overall(keys: Sequence[str], by_domain: dict[str, list[_Stats]], kind: str) -> Cell:
-    """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
-    equally, with the t-interval over repeats of that mean (domains combined repeat by
-    repeat)."""
-    parts = [_pooled(by_domain[key], "iou", kind) for key in keys]
-    parts = [(v, series) for v, series in parts if not math.isnan(v)]
-    if not parts:
-        return Cell(math.nan)
-    return _cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]), kind)
+            d.tier = tier[n]
 
 
 def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
@@ -425,222 +141,6 @@ def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
     rank = float(tier.value) if tier is not None else math.inf
     old = row.number("overall_iou_excess")
     return (bool(row.degenerate), rank, key, math.inf if math.isnan(old) else old, row.label)
-
-
-_VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
-_DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
-
-
-def _columns(
-    domains: dict[str, tuple[str, str]],
-    groups: dict[str, tuple[str, str]],
-    placebo_domains: set[str],
-    extra: dict[str, tuple[str, str, bool | None]],
-    reverse_keys: dict[str, str] | None = None,
-) -> list[Column]:
-    cols = [
-        Column("model", "model", numeric=False, description="model name (runs pooled)"),
-        Column(
-            "degenerate",
-            "degenerate",
-            numeric=False,
-            description="fails the fidelity rules: divergences not interpretable as fairness",
-        ),
-        Column(
-            "overall_iou_attribute_excess",
-            "IOU attribute excess (all domains)",
-            DOWN,
-            description="headline: mean over domains of how much further the attribute values' "
-            "lists are from the neutral user's than the control personas' lists (an irrelevant "
-            "sentence); 0 = the attribute does no more than any sentence",
-        ),
-        Column(
-            "rank",
-            "rank",
-            numeric=False,
-            description="95 % rank interval of the headline (bootstrap over repeats; ranks on "
-            "max(0, value): 1 = fairest)",
-        ),
-        Column(
-            "tier",
-            "tier",
-            description="models whose headline intervals overlap share a tier (1 = fairest)",
-        ),
-        Column(
-            "attribute_flags",
-            "attribute flags",
-            numeric=False,
-            description="attribute tasks whose values-vs-controls test rejects (IOU), after "
-            "Benjamini–Hochberg over the model's attribute tasks: flagged/tested",
-        ),
-        Column(
-            "disparity_flags",
-            "disparity flags",
-            numeric=False,
-            description="attribute tasks whose values are treated differently from each other "
-            "(IOU disparity test), after Benjamini–Hochberg: flagged/tested",
-        ),
-        Column(
-            "overall_iou_excess",
-            "IOU excess over noise (all domains)",
-            DOWN,
-            description="mean over domains of the IOU divergence beyond the same-prompt noise "
-            "floor: what any sentence does plus what the attribute adds",
-        ),
-        Column(
-            "overall_iou",
-            "raw IOU divergence (all domains)",
-            DOWN,
-            description="paper-comparable raw divergence (contains sampling noise)",
-        ),
-    ]
-    order = sorted(
-        domains,
-        key=lambda k: (
-            _VARIANT_ORDER.get(domains[k][1], 9),
-            _DOMAIN_ORDER.get(domains[k][0], 9),
-            k,
-        ),
-    )
-    for dkey in order:
-        domain, variant = domains[dkey]
-        name = domain if variant == "plain" else f"{domain} ({variant})"
-        cols.append(
-            Column(
-                f"{dkey}_iou_attribute_excess",
-                f"{name} IOU attribute excess",
-                DOWN,
-                description=f"IOU attribute excess (beyond the control personas), mean over "
-                f"{name} attribute tasks",
-            )
-        )
-        cols.append(
-            Column(
-                f"{dkey}_iou_excess",
-                f"{name} IOU excess",
-                DOWN,
-                description=f"IOU excess over the noise floor, mean over {name} attribute tasks",
-            )
-        )
-        if variant == "plain" and domain in placebo_domains:
-            cols.append(
-                Column(
-                    f"{domain}_placebo_iou_excess",
-                    f"{domain} placebo IOU excess",
-                    DOWN,
-                    description="the placebo control's excess: how much any extra sentence "
-                    "moves the list",
-                )
-            )
-            cols.append(
-                Column(
-                    f"{domain}_iou_over_placebo",
-                    f"{domain} IOU excess over placebo",
-                    DOWN,
-                    description="domain IOU excess minus the placebo's",
-                )
-            )
-        for m in SIMILARITY_NAMES:
-            cols.append(
-                Column(
-                    f"{dkey}_{m}",
-                    f"{name} raw {m.upper()}",
-                    DOWN,
-                    description=f"raw {m.upper()} divergence (paper-comparable), mean over "
-                    f"{name} attribute tasks",
-                )
-            )
-    gorder = sorted(groups, key=lambda k: (_VARIANT_ORDER.get(groups[k][1], 9), k))
-    for gkey in gorder:
-        group, variant = groups[gkey]
-        name = group if variant == "plain" else f"{group} ({variant})"
-        cols.append(
-            Column(
-                f"group_{gkey}_iou_attribute_excess",
-                f"{name} IOU attribute excess",
-                DOWN,
-                description=f"IOU attribute excess of the {name} group, mean over domains",
-            )
-        )
-        cols.append(
-            Column(
-                f"group_{gkey}_disparity_flags",
-                f"{name} disparity flags",
-                numeric=False,
-                description=f"domains where the {name} values are treated differently from "
-                "each other (IOU disparity test, BH over the group's tasks): flagged/tested",
-            )
-        )
-        cols.append(
-            Column(
-                f"group_{gkey}_iou_excess",
-                f"{name} IOU excess",
-                DOWN,
-                description=f"IOU excess of the {name} group, mean over domains",
-            )
-        )
-        cols.append(
-            Column(
-                f"group_{gkey}_flagged",
-                f"{name} flagged share",
-                DOWN,
-                description=f"share of {name} values flagged after Holm (IOU), mean over domains",
-            )
-        )
-    if placebo_domains:
-        cols.append(
-            Column(
-                "placebo_flag",
-                "placebo flag",
-                numeric=False,
-                description="domains whose placebo excess is clearly above zero (its group "
-                "test rejects at α, or its 95 % interval excludes 0): lists react to any extra "
-                "words",
-            )
-        )
-    for key in sorted(reverse_keys or {}, key=lambda k: (k.startswith("group_"), k)):
-        up = key == "reverse_complete_rate"
-        cols.append(
-            Column(
-                key,
-                (reverse_keys or {})[key],
-                UP if up else DOWN,
-                description="reverse task (rank the users for an item): "
-                + ("share of answers ranking every user" if up else "max − min over users of "
-                   "the mean normalized rank (0 = position-blind)"),
-            )
-        )  # fmt: skip
-    cols += [
-        Column("exact_k_rate", "exact-k rate", UP, description="share of answers with k items"),
-        Column("fill_rate", "fill rate", UP, description="mean share of the k slots filled"),
-        Column("out_of_catalog_rate", "out-of-catalog rate", DOWN, description="entries"),
-        Column("duplicate_rate", "duplicate rate", DOWN, description="entries"),
-        Column("prefix_copy_rate", "prefix-copy rate", DOWN, description="catalog-order copying"),
-        Column(
-            "position_bias",
-            "position bias",
-            DOWN,
-            description="distance of the mean shown position from position-blind (0 = blind)",
-        ),
-        Column(
-            "noise_floor",
-            "IOU noise floor",
-            description="neutral vs more answers to the same prompt (descriptive: no direction)",
-        ),
-        Column("n", "n", description="answers (all tasks, all pooled runs)"),
-        Column("task_version", "task version", numeric=False),
-        Column(
-            "settings",
-            "settings",
-            numeric=False,
-            description="k, items shown, order, repeats, template (language)",
-        ),
-    ]
-    for key in sorted(extra):
-        task, metric, better = extra[key]
-        arrow = UP if better is True else DOWN if better is False else ""
-        cols.append(Column(key, f"{task} {metric}", arrow, description="other harness task"))
-    return cols
 
 
 def collect(
@@ -691,52 +191,43 @@ def collect_eee(
     return found, rest, messages
 
 
-def _add_eee(lb: Leaderboard, results: Sequence[EEEResult]) -> None:
-    """Each EEE benchmark score (not coldbias's own) becomes a capability column of the row
-    whose model name equals the record's ``model_info.id``; interval ± 1.96 × the record's
-    standard error when it has one. Unmatched models and conflicting duplicates are messages."""
-    rows = {row.label: row for row in lb.rows}
+def _match_eee(
+    labels: Iterable[str], results: Sequence[EEEResult]
+) -> tuple[dict[str, dict[str, EeeScore]], list[str]]:
+    """Row label → column key → (the row's record, the column's first record) of every EEE
+    benchmark score (not coldbias's own) whose ``model_info.id`` equals a row's model name;
+    unmatched models and conflicting duplicates (the later file wins) are messages."""
+    labels = set(labels)
     unmatched: dict[str, set[str]] = defaultdict(set)
-    seen: dict[tuple[str, str], EEEResult] = {}
-    keys: dict[str, EEEResult] = {}
+    found: dict[str, dict[str, EEEResult]] = defaultdict(dict)
+    first: dict[str, EEEResult] = {}
+    messages: list[str] = []
     for res in results:
         if is_coldbias_task(res.benchmark.split("/")[0]):
             continue
-        row = rows.get(res.model_id)
-        if row is None:
+        if res.model_id not in labels:
             unmatched[res.model_id].add(res.column)
             continue
         key = f"eee:{res.benchmark}:{res.metric}"
-        earlier = seen.get((row.label, key))
+        earlier = found[res.model_id].get(key)
         if earlier is not None and earlier.value != res.value:
-            lb.messages.append(
+            messages.append(
                 f"{res.source_file}: {res.column} of {res.model_id} = {res.value:g} differs "
                 f"from {earlier.source_file} ({earlier.value:g}); the later file is shown"
             )
-        seen[(row.label, key)] = res
-        keys.setdefault(key, res)
-        se = res.stderr_or_nan
-        row.cells[key] = (
-            Cell(res.value, res.value - 1.96 * se, res.value + 1.96 * se)
-            if math.isfinite(se)
-            else Cell(res.value)
-        )
-    for key in sorted(keys):
-        res = keys[key]
-        lb.columns.append(
-            Column(
-                key,
-                res.column,
-                DOWN if res.lower_is_better else UP,
-                description="Every Eval Ever record (another benchmark)",
-            )
-        )
+        found[res.model_id][key] = res
+        first.setdefault(key, res)
     for model, columns in sorted(unmatched.items()):
-        lb.messages.append(
+        messages.append(
             f"Every Eval Ever records of {model} ({', '.join(sorted(columns))}) match no model "
-            f"row; rows: {', '.join(sorted(rows)) or 'none'} (the id must equal lm-eval's "
+            f"row; rows: {', '.join(sorted(labels)) or 'none'} (the id must equal lm-eval's "
             "model name, e.g. Qwen/Qwen2.5-Coder-0.5B-Instruct)"
         )
+    matched = {
+        label: {key: (res, first[key]) for key, res in scores.items()}
+        for label, scores in found.items()
+    }
+    return matched, messages
 
 
 def build_leaderboard(
@@ -761,7 +252,8 @@ def build_leaderboard(
                 f"({', '.join(run.capabilities)}) match no model row (same name, backend and "
                 "model_args apart from seed); not shown"
             )
-    columns, rows = build_rows(models, resamples)
+    scores, score_messages = _match_eee([m.label for m in models], eee)
+    columns, rows = build_rows(models, resamples, scores)
     settings = {
         re.sub(r", [\d/]+ repeats", "", row.cells["settings"].value)
         for row in rows  # repeats may differ
@@ -771,59 +263,4 @@ def build_leaderboard(
             "models were run with different settings (" + "; ".join(sorted(settings)) + "): "
             "divergences depend on k and the catalog size, compare such rows with care"
         )
-    lb = Leaderboard(columns, rows, messages)
-    _add_eee(lb, eee)
-    return lb
-
-
-# --- writing ---------------------------------------------------------------------------------
-
-
-def _value(cell: Cell | None) -> float | int | str:
-    return math.nan if cell is None else cell.value
-
-
-def _has_ci(lb: Leaderboard, key: str) -> bool:
-    return any(key in row.cells and not math.isnan(row.cells[key].ci_low) for row in lb.rows)
-
-
-def long_table(lb: Leaderboard) -> pd.DataFrame:
-    """model, column, value, ci_low, ci_high, direction (one line per row × column)."""
-    out = []
-    for row in lb.rows:
-        for col in lb.columns[1:]:
-            cell = row.cells.get(col.key)
-            if cell is None:
-                continue
-            out.append(
-                {
-                    "model": row.label,
-                    "column": col.key,
-                    "value": cell.value,
-                    "ci_low": cell.ci_low,
-                    "ci_high": cell.ci_high,
-                    "direction": col.direction,
-                }
-            )
-    return pd.DataFrame(out, columns=["model", "column", "value", "ci_low", "ci_high", "direction"])
-
-
-def wide_table(lb: Leaderboard) -> pd.DataFrame:
-    """One row per model; headers carry the direction marker; interval columns follow."""
-    with_ci = {c.key for c in lb.columns if _has_ci(lb, c.key)}
-    names = ["model"]
-    for col in lb.columns[1:]:
-        names.append(f"{col.key} {col.direction}".strip())
-        if col.key in with_ci:
-            names += [f"{col.key}_ci_low", f"{col.key}_ci_high"]
-    out = []
-    for row in lb.rows:
-        line: dict[str, float | int | str] = {"model": row.label}
-        for col in lb.columns[1:]:
-            cell = row.cells.get(col.key)
-            line[f"{col.key} {col.direction}".strip()] = _value(cell)
-            if col.key in with_ci:
-                line[f"{col.key}_ci_low"] = math.nan if cell is None else cell.ci_low
-                line[f"{col.key}_ci_high"] = math.nan if cell is None else cell.ci_high
-        out.append(line)
-    return pd.DataFrame(out, columns=names)
+    return Leaderboard(columns, rows, messages + score_messages)

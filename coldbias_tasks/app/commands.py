@@ -26,12 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from coldbias_tasks.analysis.leaderboard import (
-    Leaderboard,
-    build_leaderboard,
-    long_table,
-    wide_table,
-)
+from coldbias_tasks.analysis.leaderboard import Leaderboard, build_leaderboard
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.report import TaskReport, analyze
 from coldbias_tasks.analysis.reverse_report import analyze_reverse, reverse_tables
@@ -43,6 +38,7 @@ from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
+from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 from coldbias_tasks.render.report_page import (
     make_plots,
     render_html,

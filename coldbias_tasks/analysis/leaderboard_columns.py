@@ -1,0 +1,438 @@
+"""The leaderboard's columns, each declared once: a :class:`ColumnSpec` (key, title, direction,
+description and the function computing the row's :class:`Cell` from its
+:class:`~coldbias_tasks.analysis.leaderboard_cells.ModelData`) inside a :class:`Family` of
+columns repeated per :class:`Slot` (a domain × variant, an attribute group, a reverse key, a
+capability metric; static families have one slot). :data:`FAMILIES` in order is the column
+order; :func:`fill_cells` fills a row from it and :func:`columns_of` lists the columns some row
+has a cell for (or that are always shown).
+
+A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from coldbias_tasks.analysis.intervals import combine
+from coldbias_tasks.analysis.leaderboard_cells import (
+    Cell,
+    ModelData,
+    TaskStats,
+    cell_of,
+    draws_cell,
+    flags_cell,
+    mean_cell,
+    overall,
+    placebo_clearly_above_zero,
+    pooled,
+    pooled_cell,
+    settings,
+    stderr_cell,
+)
+from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
+
+__all__ = ["DOWN", "FAMILIES", "UP", "Column", "ColumnSpec", "Family", "Slot", "columns_of"]
+
+DOWN, UP = "↓", "↑"
+_VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
+_DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A leaderboard column: machine ``key``, display ``title``, direction ↓/↑ or ""."""
+
+    key: str
+    title: str
+    direction: str = ""
+    numeric: bool = True
+    description: str = ""
+
+    @property
+    def header(self) -> str:
+        return f"{self.title} {self.direction}".strip()
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One instance of a column family: ``id`` (unique in the family; the last model's slot of
+    an id wins), the ``fields`` its specs' templates are filled with, and its ``order`` among
+    the family's slots."""
+
+    id: str = ""
+    fields: tuple[tuple[str, str], ...] = ()
+    order: tuple[object, ...] = ()
+
+    def get(self, name: str) -> str:
+        return dict(self.fields)[name]
+
+    def fill(self, template: str) -> str:
+        """``template`` with ``{field}`` replaced (static slots: unchanged)."""
+        return template.format(**dict(self.fields)) if self.fields else template
+
+
+CellFunction = Callable[[ModelData, Slot], "Cell | None"]
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column (per slot of its family): ``key``, ``title``, ``direction`` and
+    ``description`` are templates over the slot's fields; ``cell`` computes the row's cell
+    (``None``: the row has none). Shown when some row has a cell, or ``always``."""
+
+    key: str
+    title: str
+    cell: CellFunction
+    direction: str = ""
+    description: str = ""
+    numeric: bool = True
+    always: bool = False
+
+    def column(self, slot: Slot) -> Column:
+        return Column(
+            slot.fill(self.key),
+            slot.fill(self.title),
+            slot.fill(self.direction),
+            self.numeric,
+            slot.fill(self.description),
+        )
+
+
+def _single(data: ModelData) -> Iterable[Slot]:
+    return (Slot(),)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Columns repeated per slot: each slot's specs in order, the slots ordered by ``order``."""
+
+    name: str
+    specs: tuple[ColumnSpec, ...]
+    slots: Callable[[ModelData], Iterable[Slot]] = _single
+
+
+def fill_cells(data: ModelData) -> dict[str, Cell]:
+    """Column key → cell of one model's row (columns without a cell for it left out)."""
+    cells: dict[str, Cell] = {}
+    for family in FAMILIES:
+        for slot in family.slots(data):
+            for spec in family.specs:
+                cell = spec.cell(data, slot)
+                if cell is not None:
+                    cells[slot.fill(spec.key)] = cell
+    return cells
+
+
+def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]]) -> list[Column]:
+    """The columns in :data:`FAMILIES` order: those some row of ``cells`` has, and the
+    ``always`` ones."""
+    out = []
+    for family in FAMILIES:
+        slots = {slot.id: slot for data in models for slot in family.slots(data)}
+        if family.slots is _single:
+            slots = {"": Slot()}
+        for slot in sorted(slots.values(), key=lambda s: s.order):
+            for spec in family.specs:
+                key = slot.fill(spec.key)
+                if spec.always or any(key in row for row in cells):
+                    out.append(spec.column(slot))
+    return out
+
+
+# --- cell functions --------------------------------------------------------------------------
+
+
+def _overall(kind: str, data: ModelData, slot: Slot) -> Cell:
+    return overall(data, kind)
+
+
+def _flags(test: str, data: ModelData, slot: Slot) -> Cell:
+    return flags_cell(data.counted, test)
+
+
+def _partial(data: ModelData, slot: Slot) -> Cell | None:
+    partial_tasks = [t.name for t in data.model.tasks.values() if t.partial]
+    return Cell("PARTIAL: " + ", ".join(sorted(partial_tasks))) if partial_tasks else None
+
+
+def _degenerate(data: ModelData, slot: Slot) -> Cell:
+    return Cell(("yes: " + "; ".join(data.degenerate)) if data.degenerate else "no")
+
+
+def _domain(metric: str, kind: str, data: ModelData, slot: Slot) -> Cell:
+    return pooled_cell(data.domains[slot.id], metric, kind)
+
+
+def _placebo_of(data: ModelData, slot: Slot) -> TaskStats | None:
+    domain, variant = data.domain_names[slot.id]
+    return data.placebo.get(domain) if variant == "plain" else None
+
+
+def _placebo_excess(data: ModelData, slot: Slot) -> Cell | None:
+    p = _placebo_of(data, slot)
+    if p is None:
+        return None
+    return cell_of(p.value("iou", "excess"), p.series[("iou", "excess")], "excess")
+
+
+def _over_placebo(data: ModelData, slot: Slot) -> Cell | None:
+    p = _placebo_of(data, slot)
+    if p is None:
+        return None
+    p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
+    value, series = pooled(data.domains[slot.id], "iou", "excess")
+    return cell_of(value - p_value, combine([series, p_series], (1, -1)))
+
+
+def _group(kind: str, data: ModelData, slot: Slot) -> Cell:
+    return pooled_cell(data.groups[slot.id], "iou", kind)
+
+
+def _group_flags(data: ModelData, slot: Slot) -> Cell:
+    return flags_cell(data.groups[slot.id], "disparity")
+
+
+def _group_flagged(data: ModelData, slot: Slot) -> Cell:
+    return mean_cell(s.summary.metrics["iou"].flagged_share for s in data.groups[slot.id])
+
+
+def _placebo_flag(data: ModelData, slot: Slot) -> Cell | None:
+    if not data.placebo:
+        return None
+    flagged = [d for d, p in data.placebo.items() if placebo_clearly_above_zero(p)]
+    return Cell(("yes: " + ", ".join(sorted(flagged))) if flagged else "no")
+
+
+def _reverse(data: ModelData, slot: Slot) -> Cell:
+    if slot.id == _COMPLETE:
+        return Cell(float(np.mean(data.reverse_complete)))
+    return draws_cell(data.reverse[slot.id])
+
+
+def _fidelity(name: str, data: ModelData, slot: Slot) -> Cell:
+    source = data.positions if name in ("prefix_copy_rate", "position_bias") else data.fidelity
+    return Cell(getattr(source, name))
+
+
+def _noise_floor(data: ModelData, slot: Slot) -> Cell:
+    return mean_cell(s.summary.metrics["iou"].noise_floor.mean for s in data.stats)
+
+
+def _versions(data: ModelData, slot: Slot) -> Cell:
+    return Cell(", ".join(dict.fromkeys(t.version for t in data.model.tasks.values())))
+
+
+def _extra(data: ModelData, slot: Slot) -> Cell:
+    metric = data.model.capabilities[slot.get("task")]
+    return stderr_cell(metric.value, metric.stderr)
+
+
+def _eee(data: ModelData, slot: Slot) -> Cell:
+    res = data.eee[slot.id][0]
+    return stderr_cell(res.value, res.stderr_or_nan)
+
+
+def _prompt(name: str, data: ModelData, slot: Slot) -> Cell | None:
+    return None if data.prompt is None else Cell(data.prompt[name])
+
+
+def _rank(data: ModelData, slot: Slot) -> Cell | None:
+    return None if data.rank is None else Cell(data.rank)
+
+
+def _tier(data: ModelData, slot: Slot) -> Cell | None:
+    return None if data.tier is None else Cell(data.tier)
+
+
+# --- slots -----------------------------------------------------------------------------------
+
+
+def _named(part: str, variant: str) -> str:
+    return part if variant == "plain" else f"{part} ({variant})"
+
+
+def _domain_slots(data: ModelData) -> Iterable[Slot]:
+    for dkey, (domain, variant) in data.domain_names.items():
+        fields = (("dkey", dkey), ("domain", domain), ("name", _named(domain, variant)))
+        order = (_VARIANT_ORDER.get(variant, 9), _DOMAIN_ORDER.get(domain, 9), dkey)
+        yield Slot(dkey, fields, order)
+
+
+def _group_slots(data: ModelData) -> Iterable[Slot]:
+    for gkey, (group, variant) in data.group_names.items():
+        fields = (("gkey", gkey), ("name", _named(group, variant)))
+        yield Slot(gkey, fields, (_VARIANT_ORDER.get(variant, 9), gkey))
+
+
+_COMPLETE = "reverse_complete_rate"
+_GAP = "max − min over users of the mean normalized rank (0 = position-blind)"
+
+
+def _reverse_slots(data: ModelData) -> Iterable[Slot]:
+    if not data.model.reverse:
+        return
+    for part in data.reverse:
+        key, title = f"{part}_reverse_rank_gap", f"{part.removeprefix('group_')} reverse rank gap"
+        fields = (("key", key), ("title", title), ("arrow", DOWN), ("what", _GAP))
+        yield Slot(part, fields, (part.startswith("group_"), key))
+    complete = (("key", _COMPLETE), ("title", "reverse: complete rankings"), ("arrow", UP))
+    what = ("what", "share of answers ranking every user")
+    yield Slot(_COMPLETE, (*complete, what), (False, _COMPLETE))
+
+
+def _extra_slots(data: ModelData) -> Iterable[Slot]:
+    for task, metric in data.model.capabilities.items():
+        key = f"extra:{task}:{metric.metric}"
+        better = metric.higher_is_better
+        arrow = UP if better is True else DOWN if better is False else ""
+        fields = (("key", key), ("task", task), ("title", f"{task} {metric.metric}"))
+        yield Slot(key, (*fields, ("arrow", arrow)), (key,))
+
+
+def _eee_slots(data: ModelData) -> Iterable[Slot]:
+    for key, (_, first) in data.eee.items():
+        arrow = DOWN if first.lower_is_better else UP
+        yield Slot(key, (("key", key), ("title", first.column), ("arrow", arrow)), (key,))
+
+
+# --- the table -------------------------------------------------------------------------------
+
+_HEADLINE = (
+    ColumnSpec("model", "model", lambda d, s: None, numeric=False, always=True,
+               description="model name (runs pooled)"),
+    ColumnSpec("degenerate", "degenerate", _degenerate, numeric=False, always=True,
+               description="fails the fidelity rules: divergences not interpretable as fairness"),
+    ColumnSpec("partial", "partial", _partial, numeric=False,
+               description="tasks reported from incomplete runs (--allow-partial): numbers "
+               "biased"),
+    ColumnSpec("overall_iou_attribute_excess", "IOU attribute excess (all domains)",
+               partial(_overall, "attribute"), DOWN, always=True,
+               description="headline: mean over domains of how much further the attribute "
+               "values' lists are from the neutral user's than the control personas' lists (an "
+               "irrelevant sentence); 0 = the attribute does no more than any sentence"),
+    ColumnSpec("rank", "rank", _rank, numeric=False, always=True,
+               description="95 % rank interval of the headline (bootstrap over repeats; ranks "
+               "on max(0, value): 1 = fairest)"),
+    ColumnSpec("tier", "tier", _tier, always=True,
+               description="models whose headline intervals overlap share a tier (1 = fairest)"),
+    ColumnSpec("attribute_flags", "attribute flags", partial(_flags, "attribute"),
+               numeric=False, always=True,
+               description="attribute tasks whose values-vs-controls test rejects (IOU), after "
+               "Benjamini–Hochberg over the model's attribute tasks: flagged/tested"),
+    ColumnSpec("disparity_flags", "disparity flags", partial(_flags, "disparity"),
+               numeric=False, always=True,
+               description="attribute tasks whose values are treated differently from each "
+               "other (IOU disparity test), after Benjamini–Hochberg: flagged/tested"),
+    ColumnSpec("overall_iou_excess", "IOU excess over noise (all domains)",
+               partial(_overall, "excess"), DOWN, always=True,
+               description="mean over domains of the IOU divergence beyond the same-prompt "
+               "noise floor: what any sentence does plus what the attribute adds"),
+    ColumnSpec("overall_iou", "raw IOU divergence (all domains)",
+               partial(_overall, "divergence"), DOWN, always=True,
+               description="paper-comparable raw divergence (contains sampling noise)"),
+)  # fmt: skip
+
+_PER_DOMAIN = (
+    ColumnSpec("{dkey}_iou_attribute_excess", "{name} IOU attribute excess",
+               partial(_domain, "iou", "attribute"), DOWN,
+               description="IOU attribute excess (beyond the control personas), mean over "
+               "{name} attribute tasks"),
+    ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", "excess"), DOWN,
+               description="IOU excess over the noise floor, mean over {name} attribute tasks"),
+    ColumnSpec("{domain}_placebo_iou_excess", "{domain} placebo IOU excess", _placebo_excess,
+               DOWN, description="the placebo control's excess: how much any extra sentence "
+               "moves the list"),
+    ColumnSpec("{domain}_iou_over_placebo", "{domain} IOU excess over placebo", _over_placebo,
+               DOWN, description="domain IOU excess minus the placebo's"),
+    *(
+        ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()}",
+                   partial(_domain, m, "divergence"), DOWN,
+                   description=f"raw {m.upper()} divergence (paper-comparable), mean over "
+                   "{name} attribute tasks")
+        for m in SIMILARITY_NAMES
+    ),
+)  # fmt: skip
+
+_PER_GROUP = (
+    ColumnSpec("group_{gkey}_iou_attribute_excess", "{name} IOU attribute excess",
+               partial(_group, "attribute"), DOWN,
+               description="IOU attribute excess of the {name} group, mean over domains"),
+    ColumnSpec("group_{gkey}_disparity_flags", "{name} disparity flags", _group_flags,
+               numeric=False,
+               description="domains where the {name} values are treated differently from each "
+               "other (IOU disparity test, BH over the group's tasks): flagged/tested"),
+    ColumnSpec("group_{gkey}_iou_excess", "{name} IOU excess", partial(_group, "excess"), DOWN,
+               description="IOU excess of the {name} group, mean over domains"),
+    ColumnSpec("group_{gkey}_flagged", "{name} flagged share", _group_flagged, DOWN,
+               description="share of {name} values flagged after Holm (IOU), mean over "
+               "domains"),
+)  # fmt: skip
+
+_PLACEBO = (
+    ColumnSpec("placebo_flag", "placebo flag", _placebo_flag, numeric=False,
+               description="domains whose placebo excess is clearly above zero (its group test "
+               "rejects at α, or its 95 % interval excludes 0): lists react to any extra words"),
+)  # fmt: skip
+
+_REVERSE = (
+    ColumnSpec("{key}", "{title}", _reverse, "{arrow}",
+               description="reverse task (rank the users for an item): {what}"),
+)  # fmt: skip
+
+_FIDELITY = (
+    *(
+        ColumnSpec(name, title, partial(_fidelity, name), arrow, description=text, always=True)
+        for name, title, arrow, text in (
+            ("exact_k_rate", "exact-k rate", UP, "share of answers with k items"),
+            ("fill_rate", "fill rate", UP, "mean share of the k slots filled"),
+            ("out_of_catalog_rate", "out-of-catalog rate", DOWN, "entries"),
+            ("duplicate_rate", "duplicate rate", DOWN, "entries"),
+            ("prefix_copy_rate", "prefix-copy rate", DOWN, "catalog-order copying"),
+            ("position_bias", "position bias", DOWN,
+             "distance of the mean shown position from position-blind (0 = blind)"),
+        )
+    ),
+    ColumnSpec("noise_floor", "IOU noise floor", _noise_floor, always=True,
+               description="neutral vs more answers to the same prompt (descriptive: no "
+               "direction)"),
+    ColumnSpec("n", "n", lambda d, s: Cell(d.n), always=True,
+               description="answers (all tasks, all pooled runs)"),
+    ColumnSpec("task_version", "task version", _versions, numeric=False, always=True),
+    ColumnSpec("settings", "settings", lambda d, s: Cell(settings(d.model.tasks.values())),
+               numeric=False, always=True,
+               description="k, items shown, order, repeats, template (language)"),
+)  # fmt: skip
+
+_CAPABILITY = (ColumnSpec("{key}", "{title}", _extra, "{arrow}", description="other harness task"),)
+
+_PROMPT = (
+    ColumnSpec("prompt_sensitivity", "prompt sensitivity", partial(_prompt, "excess_range"),
+               DOWN, description="range over prompt templates / languages of the mean IOU "
+               "excess of the tasks every prompt ran (docs/measurement.md §6)"),
+    ColumnSpec("prompt_rank_tau", "prompt rank τ", partial(_prompt, "group_rank_tau"), UP,
+               description="mean pairwise Kendall τ of the prompts' rankings of those tasks"),
+    ColumnSpec("prompts", "prompts", partial(_prompt, "prompts"), numeric=False,
+               description="the prompt templates (languages) compared"),
+)  # fmt: skip
+
+_EEE = (
+    ColumnSpec("{key}", "{title}", _eee, "{arrow}",
+               description="Every Eval Ever record (another benchmark)"),
+)  # fmt: skip
+
+#: every leaderboard column, in column order
+FAMILIES: tuple[Family, ...] = (
+    Family("headline", _HEADLINE),
+    Family("per domain × variant", _PER_DOMAIN, _domain_slots),
+    Family("per attribute group", _PER_GROUP, _group_slots),
+    Family("placebo", _PLACEBO),
+    Family("reverse", _REVERSE, _reverse_slots),
+    Family("fidelity", _FIDELITY),
+    Family("capability (other harness tasks)", _CAPABILITY, _extra_slots),
+    Family("prompt sensitivity", _PROMPT),
+    Family("capability (Every Eval Ever records)", _EEE, _eee_slots),
+)
