@@ -42,6 +42,7 @@ from coldbias_tasks.analysis.runs import (
     scan_folder,
 )
 from coldbias_tasks.core.aggregate import GroupSummary, fidelity, positions, summarize_group
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.reverse import summarize_reverse
@@ -265,6 +266,9 @@ def build_rows(
         partial = [t.name for t in model.tasks.values() if t.partial]
         if partial:
             row.cells["partial"] = Cell("PARTIAL: " + ", ".join(sorted(partial)))
+        fixed = sorted(s.task.name for s in stats if s.summary.deterministic)
+        if fixed:  # their excess is withheld (NaN): the domain cells pool the other tasks only
+            row.cells["deterministic"] = Cell("DETERMINISTIC: " + ", ".join(fixed))
         row.degenerate = degenerate_reasons(fid, pos)
         row.cells["degenerate"] = Cell(
             ("yes: " + "; ".join(row.degenerate)) if row.degenerate else "no"
@@ -286,6 +290,11 @@ def build_rows(
         columns.insert(2, Column(
             "partial", "partial", numeric=False,
             description="tasks reported from incomplete runs (--allow-partial): numbers biased",
+        ))  # fmt: skip
+    if any("deterministic" in r.cells for r in rows):
+        columns.insert(2, Column(
+            "deterministic", "deterministic", numeric=False,
+            description=f"tasks withheld: {DETERMINISTIC_MESSAGE}",
         ))  # fmt: skip
     rows.sort(key=_sort_key)
     return columns, rows

@@ -183,6 +183,9 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         excess = cell_text(row.cells.get("overall_iou_excess"))
         raw = cell_text(row.cells.get("overall_iou"))
         flag = f"  WARNING degenerate ({'; '.join(row.degenerate)})" if row.degenerate else ""
+        fixed = row.cells.get("deterministic")
+        if fixed is not None:
+            flag += f"  WARNING {fixed.value}: deterministic answers, excess withheld"
         placebo = row.cells.get("placebo_flag")
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -244,7 +245,8 @@ class MetricSummary:
     flagged after Holm. ``min_value_p``: smallest per-value p these settings allow;
     ``min_adjusted_p``: the smallest Holm-adjusted p (values × ``min_value_p``);
     ``min_group_p``: the group test's smallest p. ``underpowered``: no value can be flagged at
-    α with these settings (``min_adjusted_p`` > α, or no replicates).
+    α with these settings (``min_adjusted_p`` > α, or no replicates). ``withheld``: why excess,
+    tests and verdicts are NaN (deterministic answers, :mod:`.determinism`), else "".
     """
 
     metric: str
@@ -261,6 +263,7 @@ class MetricSummary:
     min_adjusted_p: float = NAN
     min_group_p: float = NAN
     alpha: float = ALPHA
+    withheld: str = ""
 
     @property
     def underpowered(self) -> bool:
@@ -392,6 +395,7 @@ class GroupSummary:
     repeats: tuple[int, ...]
     n_replicates: int = 0
     alpha: float = ALPHA
+    deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -436,6 +440,9 @@ def summarize_group(
         alpha = records[0].alpha if records else ALPHA
     table = arrange(records)
     per_metric = {m: _summarize_metric(table, m, alpha) for m in metrics}
+    deterministic = replicates_identical(records)
+    if deterministic:
+        per_metric = {m: withheld(s) for m, s in per_metric.items()}
     pairs = [
         (answers[r], table.neutral[r])
         for answers in table.values.values()
@@ -452,4 +459,5 @@ def summarize_group(
         repeats=tuple(sorted({r.repeat for r in records})),
         n_replicates=table.n_replicates,
         alpha=alpha,
+        deterministic=deterministic,
     )

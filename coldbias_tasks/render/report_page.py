@@ -21,6 +21,7 @@ from coldbias_tasks.analysis.report import (
 )
 from coldbias_tasks.analysis.robustness import variant_table
 from coldbias_tasks.analysis.runs import ModelResults, TaskData
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
 from coldbias_tasks.render import html as H
@@ -202,6 +203,8 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
             f"{H.fmt(f.out_of_catalog_rate, 2)}, duplicates {H.fmt(f.duplicate_rate, 2)}, "
             f"prefix-copy {H.fmt(p.prefix_copy_rate, 2)}"
         )
+        if rep.summary.deterministic:
+            lines.append(f"    WARNING: {DETERMINISTIC_MESSAGE}")
         if rep.degenerate:
             lines.append(
                 f"    WARNING: degenerate output ({'; '.join(rep.degenerate)}): divergences are "
@@ -406,6 +409,8 @@ def render_html(
     for label, reps in models.items():
         model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
         body.append(f"<h2>Model: {H.esc(label)}</h2>")
+        for r in (r for r in reps if r.summary.deterministic):
+            body.append(H.warning(f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}"))
         for r in (r for r in reps if r.degenerate):
             body.append(
                 H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
