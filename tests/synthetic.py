@@ -24,6 +24,8 @@ from typing import Any
 
 from lm_eval.api.model import LM
 
+from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
+
 #: persona id → (catalog id → weight multiplier); ids not listed keep weight 1.
 Effect = Mapping[str, Callable[[int], float]]
 
@@ -160,6 +162,15 @@ class SyntheticRecommender(LM):
 
     def loglikelihood_rolling(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list:
         raise NotImplementedError("the synthetic recommender only generates")
+
+
+class FixedSeedRecommender(SyntheticRecommender):
+    """Answers a replicate exactly as the neutral prompt it repeats (a fixed request seed)."""
+
+    def _answer(self, doc: Mapping[str, Any]) -> str:
+        if is_replicate_id(str(doc.get("persona_id", ""))):
+            doc = {**doc, "persona_id": NEUTRAL_ID}
+        return super()._answer(doc)
 
 
 def run_synthetic(

@@ -4,9 +4,7 @@ excess, tests and verdicts withheld in lm-eval's metrics, the report and the lea
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -14,8 +12,8 @@ import pytest
 from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE, replicates_identical
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
-from tests.synthetic import SyntheticRecommender, run_synthetic
+from coldbias_tasks.core.vocabulary import is_replicate_id
+from tests.synthetic import FixedSeedRecommender, run_synthetic
 
 
 def rec(persona: str, repeat: int, items: list[int]) -> AnswerRecord:
@@ -58,15 +56,6 @@ def test_summary_withholds_excess_tests_and_verdicts() -> None:
         assert value_verdict(iou, v.p_adjusted, v.flagged).startswith("withheld")
     assert iou.withheld == DETERMINISTIC_MESSAGE
     assert not summarize_group(fixed_seed_task(repeats=1)).deterministic
-
-
-class FixedSeedRecommender(SyntheticRecommender):
-    """Answers a replicate exactly as the neutral prompt it repeats (a fixed request seed)."""
-
-    def _answer(self, doc: Mapping[str, Any]) -> str:
-        if is_replicate_id(str(doc.get("persona_id", ""))):
-            doc = {**doc, "persona_id": NEUTRAL_ID}
-        return super()._answer(doc)
 
 
 @pytest.fixture(scope="module")

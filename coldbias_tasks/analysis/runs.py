@@ -217,6 +217,7 @@ class Run:
     foreign_tasks: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     reverse: dict[str, ReverseTaskData] = field(default_factory=dict)
+    serving: dict[str, Any] = field(default_factory=dict)  # served models' counts (lmeval.served)
 
     @property
     def model_seed(self) -> Any:
@@ -262,6 +263,7 @@ class Run:
             "transformers_version": self.transformers_version,
             "date": self.date,
             "tasks": sorted([*self.tasks, *self.reverse]),
+            **({"serving": self.serving} if self.serving else {}),
         }
 
 
@@ -743,6 +745,7 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         foreign_tasks=tuple(foreign),
         warnings=tuple(warnings),
         reverse=reverse,
+        serving=dict(config.get("coldbias_serving") or {}),
     )
 
 

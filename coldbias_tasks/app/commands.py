@@ -43,6 +43,7 @@ from coldbias_tasks.render.report_page import (
     make_plots,
     render_html,
     reverse_summary_lines,
+    serving_lines,
     summary_lines,
 )
 
@@ -101,7 +102,8 @@ def build_report(
         )
     warnings = [w for m in models for w in m.warnings]
     summary = [*(f"WARNING {w}" if not w.startswith("WARNING") else w for w in warnings)]
-    summary += summary_lines(reports) + reverse_summary_lines(reverse) + output.messages
+    summary += serving_lines(models) + summary_lines(reports) + reverse_summary_lines(reverse)
+    summary += output.messages
     return ReportResult(dest, output.files, reports, summary)
 
 

@@ -216,6 +216,30 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
     return lines
 
 
+def serving_lines(models: Sequence[ModelResults]) -> list[str]:
+    """One line per run of a served model (:mod:`coldbias_tasks.lmeval.served`): what it cost
+    and what went wrong; a WARNING line when answers were empty or cut at ``max_tokens``."""
+    lines = []
+    for model in models:
+        for run in (r for r in model.runs if r.serving):
+            s = run.serving
+            lines.append(
+                f"{model.label} · served ({run.backend}, num_concurrent "
+                f"{s.get('num_concurrent')}): {s.get('requests', 0)} requests, "
+                f"{s.get('cached', 0)} from --use_cache, {s.get('retries', 0)} retries, "
+                f"{s.get('timeouts', 0)} timeouts, {s.get('failed', 0)} failed; "
+                f"{s.get('prompt_tokens', 0)} prompt + {s.get('completion_tokens', 0)} "
+                f"generated tokens in {float(s.get('wall_s', 0.0)):.0f} s; seeds {s.get('seeds')}"
+            )
+            empty, cut = s.get("empty_content", 0), s.get("cut_at_max_tokens", 0)
+            if empty or cut:
+                lines.append(
+                    f"    WARNING: {empty} answers with empty content (a reasoning parser? too "
+                    f"small max_gen_toks?), {cut} cut at max_tokens: counted as given"
+                )
+    return lines
+
+
 def reverse_summary_lines(reports: Sequence[ReverseReport]) -> list[str]:
     """Terminal lines of the reverse tasks: one per task."""
     lines = []
