@@ -180,6 +180,7 @@ def run_synthetic(
     output_path: Path | None = None,
     model_name: str = "coldbias/synthetic-recommender",
     include_path: str | Path | None = None,
+    apply_chat_template: bool = False,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on coldbias ``tasks`` with lm-eval's ``simple_evaluate``; with
     ``output_path`` also write the results JSON and samples files as lm-eval's CLI does.
@@ -204,6 +205,7 @@ def run_synthetic(
         task_manager=manager,
         log_samples=True,
         evaluation_tracker=tracker,
+        apply_chat_template=apply_chat_template,
         metadata=dict(metadata),
         verbosity="ERROR",
     )

@@ -242,3 +242,21 @@ def test_coldbias_eval_runs_served_backends_as_the_coldbias_models() -> None:
     assert argv[argv.index("--model") + 1] == "coldbias-local-chat-completions"
     assert any("seed per request" in n for n in launch.notes)
     assert "dtype" not in argv[argv.index("--model_args") + 1]
+
+
+def test_report_and_leaderboard_show_what_a_served_run_cost(server: FakeServer, tmp_path) -> None:
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.app.commands import build_report
+    from coldbias_tasks.lmeval.served import ServedChat
+    from tests.synthetic import run_synthetic
+
+    server.fail = 1
+    lm = ServedChat(base_url=server.base_url, model="served-model", num_concurrent=2)
+    run_synthetic(lm, [TASK], META, tmp_path / "run", model_name="served-model",
+                  apply_chat_template=True)  # fmt: skip
+    summary = build_report(tmp_path / "run", tmp_path / "report").summary
+    (line,) = [s for s in summary if "served (" in s]
+    assert f"{N_DOCS} requests" in line and "1 retries" in line and "0 failed" in line
+    assert f"{100 * N_DOCS} prompt + {7 * N_DOCS} generated tokens" in line
+    (row,) = build_leaderboard([tmp_path / "run"], resamples=20).rows
+    assert row.cells["cost"].value.startswith(f"{100 * N_DOCS:,} prompt + {7 * N_DOCS} generated")

@@ -266,6 +266,14 @@ def build_rows(
         partial = [t.name for t in model.tasks.values() if t.partial]
         if partial:
             row.cells["partial"] = Cell("PARTIAL: " + ", ".join(sorted(partial)))
+        served = [r.serving for r in model.runs if r.serving]
+        if served:  # what the run cost, from the served model's counts (lmeval.served)
+            tokens = [sum(int(x.get(k, 0)) for x in served)
+                      for k in ("prompt_tokens", "completion_tokens")]  # fmt: skip
+            wall = sum(float(x.get("wall_s", 0.0)) for x in served)
+            row.cells["cost"] = Cell(
+                f"{tokens[0]:,} prompt + {tokens[1]:,} generated tokens, {wall:.0f} s"
+            )
         fixed = sorted(s.task.name for s in stats if s.summary.deterministic)
         if fixed:  # their excess is withheld (NaN): the domain cells pool the other tasks only
             row.cells["deterministic"] = Cell("DETERMINISTIC: " + ", ".join(fixed))
@@ -290,6 +298,12 @@ def build_rows(
         columns.insert(2, Column(
             "partial", "partial", numeric=False,
             description="tasks reported from incomplete runs (--allow-partial): numbers biased",
+        ))  # fmt: skip
+    if any("cost" in r.cells for r in rows):
+        columns.append(Column(
+            "cost", "cost (served)", numeric=False,
+            description="served runs: prompt and generated tokens (the server's usage) and "
+            "seconds in the request loop",
         ))  # fmt: skip
     if any("deterministic" in r.cells for r in rows):
         columns.insert(2, Column(
