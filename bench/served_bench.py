@@ -10,7 +10,8 @@ for k = 5 and this catalog), prefix caching on, context 2048.
 
 - **offline**: lm-eval's vLLM backend in a subprocess, all requests in one ``LLM.generate``;
   time = inside ``generate_until``; tokens and prefix-cache hits from the engine's counters.
-- **served, c**: one ``vllm serve`` on 127.0.0.1 (started and stopped here), driven through
+- **served, c**: one ``vllm serve`` on 127.0.0.1 (:func:`coldbias_tasks.app.serve.vllm_server`:
+  started and stopped here), driven through
   ``coldbias-local-chat-completions`` (:mod:`coldbias_tasks.lmeval.served`) with
   ``num_concurrent = c``; time = its request loop; generated tokens from the responses'
   ``usage``; prefix-cache hit rate = Δ ``vllm:prefix_cache_hits`` / Δ ``queries`` from the
@@ -26,8 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -118,12 +117,6 @@ def offline_worker(repeats: int) -> dict[str, Any]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _metrics(root: str) -> dict[str, float]:
     """Sums of the server's prefix-cache and generation counters."""
     names = ("vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total",
@@ -135,40 +128,6 @@ def _metrics(root: str) -> dict[str, float]:
             if name in out:
                 out[name] += float(line.rsplit(" ", 1)[1])
     return out
-
-
-def start_server(model: str, log: Path) -> tuple[subprocess.Popen, str]:
-    """``vllm serve`` of ``model`` on a free 127.0.0.1 port; waits (≤ 420 s) until it answers."""
-    from coldbias_tasks.app.machine import choose_dtype
-
-    port = _free_port()
-    cmd = [str(Path(sys.executable).with_name("vllm")), "serve", model, "--host", "127.0.0.1",
-           "--port", str(port), "--dtype", choose_dtype(cuda=False), "--max-model-len",
-           str(MAX_MODEL_LEN), "--enforce-eager", "--enable-prefix-caching", "--block-size",
-           str(BLOCK), "--seed", str(SEED)]  # fmt: skip
-    env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1"}  # for /reset_prefix_cache
-    with log.open("w") as handle:
-        proc = subprocess.Popen(cmd, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
-    root = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 420
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            urllib.request.urlopen(root + "/v1/models", timeout=5).close()
-            return proc, root
-        except OSError:
-            time.sleep(2)
-    stop_server(proc)
-    raise SystemExit(f"[bench] vllm serve did not come up; see {log}")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
 
 
 def served_run(root: str, model: str, concurrency: int, repeats: int) -> dict[str, Any]:
@@ -211,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     _env()
     from coldbias_tasks.app.models import hub_model
+    from coldbias_tasks.app.serve import vllm_server
 
     model = hub_model(log=False)
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"served_bench_{os.getpid()}"
@@ -222,13 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
     runs = {"offline": json.loads((work / "offline.json").read_text())}
     print("[bench] vllm serve …", flush=True)
-    proc, root = start_server(model, work / "serve.log")
-    try:
+    dev = {"VLLM_SERVER_DEV_MODE": "1"}  # for /reset_prefix_cache
+    with vllm_server(model, work / "serve.log", MAX_MODEL_LEN, env=dev, seed=SEED) as root:
         for c in (int(x) for x in args.concurrency.split(",")):
             print(f"[bench] served, num_concurrent {c} …", flush=True)
             runs[f"served c={c}"] = served_run(root, model, c, args.repeats)
-    finally:
-        stop_server(proc)
     base = runs["offline"]
     print(f"CPU flags: {' '.join(cpu_flags())}; {os.cpu_count()} cores; task {TASK}, "
           f"{json.dumps(metadata(args.repeats))}, max_gen_toks {MAX_GEN_TOKS}")  # fmt: skip

