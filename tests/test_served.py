@@ -161,6 +161,7 @@ def test_served_run_sends_per_request_seeds_and_the_task_settings(server: FakeSe
         assert body["temperature"] == 0.7
         assert body["max_tokens"] == 256  # the YAML's budget (coldbias eval sizes it)
         assert body["stop"] == []
+        assert (body["top_p"], body["top_k"], body["repetition_penalty"]) == (1.0, -1, 1.0)
     serving = results["config"]["coldbias_serving"]
     assert serving["requests"] == N_DOCS and serving["failed"] == 0
     assert serving["prompt_tokens"] == 100 * N_DOCS

@@ -20,7 +20,11 @@ neutral answer itself and the noise floor collapses to 0. The subclasses registe
   the lengths and the fix, and nothing is sent. Nothing is ever truncated here.
 - **Generation settings as the task defines them**: ``temperature``, ``until`` (stop) and
   ``max_gen_toks`` (``max_tokens``) go into every request; ``do_sample: false`` sends
-  temperature 0 (lm-eval would drop ``do_sample`` and keep the temperature).
+  temperature 0 (lm-eval would drop ``do_sample`` and keep the temperature). Plain
+  temperature sampling is spelled out (``top_p`` 1; to local servers also ``top_k`` -1,
+  ``min_p`` 0, ``repetition_penalty`` 1), as lm-eval's offline vLLM backend samples: otherwise
+  a server applies the model's ``generation_config.json`` defaults on top (vLLM does). Any of
+  them given in ``--gen_kwargs`` wins.
 - **Counted, never silent**: retries, timeouts, failed requests, empty ``content`` (e.g. a
   reasoning parser that moved the answer to ``reasoning_content``), answers cut at
   ``max_tokens``, prompt and generated tokens (the server's ``usage``) and wall time go into
@@ -153,6 +157,10 @@ class _Served:
     """The request loop shared by the three served models (see the module docstring)."""
 
     stats: ServingStats
+    #: Sampling fields sent unless the request sets them: plain temperature sampling.
+    plain_sampling: Mapping[str, float] = {
+        "top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0,
+    }  # fmt: skip
 
     def _preflight(self, base_url: str | None, timeout: float = 10.0) -> None:
         """Reach the server before anything else: one clear line when it is down; read
@@ -251,6 +259,8 @@ class _Served:
                 eos=self.eos_string,
             )
             payload["seed"] = int(seed)
+            for key, value in self.plain_sampling.items():
+                payload.setdefault(key, value)
             self.stats.settings.setdefault(task, _settings(payload))
             args = (context, {**dict(req.args[1]), "seed": seed})
             jobs.append(
@@ -415,7 +425,8 @@ class _Served:
 
 def _settings(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The generation settings a request carried (what the server was asked for)."""
-    keys = ("temperature", "max_tokens", "max_completion_tokens", "stop", "top_p")
+    keys = ("temperature", "max_tokens", "max_completion_tokens", "stop", "top_p", "top_k",
+            "min_p", "repetition_penalty")  # fmt: skip
     return {k: payload[k] for k in keys if k in payload}
 
 
@@ -449,7 +460,9 @@ class ServedCompletions(_Served, LocalCompletionsAPI):
 @register_model(SERVED_BACKENDS["openai-chat-completions"])
 class ServedOpenAIChat(_Served, OpenAIChatCompletion):
     """``openai-chat-completions`` with per-request seeds and counts (OpenAI does not report
-    the context length: nothing to check before sending)."""
+    the context length: nothing to check before sending; it takes ``top_p`` but no ``top_k``)."""
+
+    plain_sampling: Mapping[str, float] = {"top_p": 1.0}
 
     def __init__(self, **kwargs: Any) -> None:
         self.stats = ServingStats()
