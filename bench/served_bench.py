@@ -175,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     model = hub_model(log=False)
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"served_bench_{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()
     print("[bench] offline vLLM …", flush=True)
     cmd = [sys.executable, __file__, "--worker", "--worker-out", str(work / "offline.json"),
            "--repeats", str(args.repeats)]  # fmt: skip
@@ -188,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[bench] served, num_concurrent {c} …", flush=True)
             runs[f"served c={c}"] = served_run(root, model, c, args.repeats)
     base = runs["offline"]
+    load = {"before": load_before, "after": os.getloadavg()}
+    print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}")
     print(f"CPU flags: {' '.join(cpu_flags())}; {os.cpu_count()} cores; task {TASK}, "
           f"{json.dumps(metadata(args.repeats))}, max_gen_toks {MAX_GEN_TOKS}")  # fmt: skip
     print("| run | answers | s | answers/s | gen tokens/s | prefix hit rate | ÷ offline |")
@@ -204,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['ratio_answers']:.2f}, {r['ratio_tokens']:.2f} |"
         )
     if args.json:
-        args.json.write_text(json.dumps({"cpu_flags": cpu_flags(), "runs": runs}, indent=2))
+        args.json.write_text(
+            json.dumps({"cpu_flags": cpu_flags(), "load": load, "runs": runs}, indent=2)
+        )
     return 0
 
 
