@@ -63,8 +63,8 @@ class FakeServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if self.path == "/tokenize":
-                    text = "".join(m["content"] for m in body["messages"])
-                    self._send(200, {"count": len(text) // 4, "max_model_len": 0})
+                    n = len("".join(m["content"] for m in body["messages"])) // 4
+                    self._send(200, {"count": n, "tokens": list(range(n)), "max_model_len": 0})
                     return
                 self._send(*server.answer(body))
 

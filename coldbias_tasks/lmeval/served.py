@@ -276,9 +276,18 @@ class _Served:
         return jobs
 
     def _encode(self, context: Any) -> Any:
-        """The prompt as the server takes it (token ids for tokenized completions)."""
+        """The prompt as the server takes it: token ids for tokenized completions (a chat from
+        lm-eval's remote tokenizer is templated and tokenized by the server's ``/tokenize``)."""
         if isinstance(context, JsonChatStr) or not self.tokenized_requests:
             return context
+        if isinstance(context, list):
+            tokens = self._server_tokenize({"model": self.model, "messages": context})
+            if tokens is None:
+                raise ModelError(
+                    f"{self.base_url}: cannot apply the chat template (the server has no "
+                    "/tokenize): pass --model_args tokenizer_backend=huggingface,tokenizer=MODEL"
+                )
+            return tokens
         return self.tok_encode(context, add_special_tokens=self.add_bos_token)
 
     # --- the context check ----------------------------------------------------------------
@@ -307,17 +316,23 @@ class _Served:
     def _count_tokens(self, job: dict[str, Any]) -> int | None:
         """Prompt tokens of one request: the server's ``/tokenize`` (vLLM, SGLang), else the
         local tokenizer, else None."""
+        payload = job["payload"]
+        prompt = payload.get("prompt")
+        if isinstance(prompt, list) and prompt and isinstance(prompt[0], list):
+            return len(prompt[0])  # already token ids
+        key = "messages" if "messages" in payload else "prompt"
+        found = self._server_tokenize({"model": payload.get("model"), key: payload[key]})
+        if found is not None:
+            return len(found)
+        if self.tokenizer is not None and hasattr(self.tokenizer, "encode"):
+            return len(self.tokenizer.encode(_text(job["context"])))
+        return None
+
+    def _server_tokenize(self, body: dict[str, Any]) -> list[int] | None:
+        """Token ids from the server's ``/tokenize`` (messages get the chat template), None
+        when the server has no such endpoint."""
         import requests
 
-        payload = job["payload"]
-        body: dict[str, Any] = {"model": payload.get("model")}
-        if "messages" in payload:
-            body["messages"] = payload["messages"]
-        else:
-            prompt = payload.get("prompt")
-            if isinstance(prompt, list) and prompt and isinstance(prompt[0], list):
-                return len(prompt[0])  # already token ids
-            body["prompt"] = prompt
         try:
             response = requests.post(
                 server_root(self.base_url) + "/tokenize",
@@ -325,13 +340,10 @@ class _Served:
                 timeout=30,
                 headers=self._auth_header(),
             )
-            if response.ok and isinstance(response.json().get("count"), int):
-                return int(response.json()["count"])
-        except requests.RequestException:
-            pass
-        if self.tokenizer is not None and hasattr(self.tokenizer, "encode"):
-            return len(self.tokenizer.encode(_text(job["context"])))
-        return None
+            tokens = response.json().get("tokens") if response.ok else None
+        except (requests.RequestException, ValueError):
+            return None
+        return list(tokens) if isinstance(tokens, list) else None
 
     # --- the request loop -----------------------------------------------------------------
 
