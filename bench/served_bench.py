@@ -85,10 +85,15 @@ def _evaluate(lm: Any, repeats: int) -> dict[str, Any]:
         random_seed=SEED, numpy_random_seed=SEED, torch_random_seed=SEED,
     )  # fmt: skip
     assert results is not None
+    from coldbias_tasks.core.aggregate import summarize_group
+    from coldbias_tasks.core.records import AnswerRecord
+
     samples = results["samples"][TASK]
-    floor = results["results"][TASK]
-    return {"generate_s": sum(spent), "answers": len(samples),
-            "iou_divergence": floor["iou_divergence,ranked"]}  # fmt: skip
+    summary = summarize_group(AnswerRecord.from_payload(s["iou_divergence"]) for s in samples)
+    iou = summary.metrics["iou"]
+    return {"generate_s": sum(spent), "answers": len(samples), "iou_divergence": iou.mean,
+            "iou_floor": iou.noise_floor.mean, "iou_floor_by_repeat": iou.noise_floor.by_repeat,
+            "deterministic": summary.deterministic}  # fmt: skip
 
 
 def offline_worker(repeats: int) -> dict[str, Any]:
@@ -193,8 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}")
     print(f"CPU flags: {' '.join(cpu_flags())}; {os.cpu_count()} cores; task {TASK}, "
           f"{json.dumps(metadata(args.repeats))}, max_gen_toks {MAX_GEN_TOKS}")  # fmt: skip
-    print("| run | answers | s | answers/s | gen tokens/s | prefix hit rate | ÷ offline |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| run | answers | s | answers/s | gen tokens/s | prefix hit rate | ÷ offline "
+          "(answers/s, tokens/s) | IOU floor | IOU divergence |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     offline = (base["answers"] / base["generate_s"], base["generated_tokens"] / base["generate_s"])
     for name, r in runs.items():
         r["answers_per_s"] = r["answers"] / r["generate_s"]
@@ -204,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {name} | {r['answers']} | {r['generate_s']:.1f} | {r['answers_per_s']:.3f} | "
             f"{r['tokens_per_s']:.1f} | {r['hit_rate']:.2f} | "
-            f"{r['ratio_answers']:.2f}, {r['ratio_tokens']:.2f} |"
+            f"{r['ratio_answers']:.2f}, {r['ratio_tokens']:.2f} | {r['iou_floor']:.3f} | "
+            f"{r['iou_divergence']:.3f} |"
         )
     if args.json:
         args.json.write_text(

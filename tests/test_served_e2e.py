@@ -80,9 +80,10 @@ def _requests_served(root: str) -> float:
     return total
 
 
-def _cli(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+def _cli(argv: list[str]) -> subprocess.CompletedProcess:
+    """``coldbias eval argv`` in a subprocess (from the current directory, as the suite runs)."""
     cmd = [sys.executable, "-m", "coldbias_tasks", "eval", *argv]
-    return subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    return subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def test_too_long_prompt_is_refused_before_any_request(
     before = _requests_served(server)
     meta = {"coldbias_n_items": 500, "coldbias_k": 20, "coldbias_repeats": 1,
             "coldbias_replicates": 1}  # fmt: skip
-    done = _cli(_served_argv(model_id, server, meta, tmp_path / "out"), tmp_path)
+    done = _cli(_served_argv(model_id, server, meta, tmp_path / "out"))
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"coldbias eval: {TASK}: a prompt of ")
@@ -149,7 +150,7 @@ def test_too_long_prompt_is_refused_before_any_request(
 
 def test_server_down_is_one_clear_line(model_id: str, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    done = _cli(_served_argv(model_id, url, E2E_METADATA, tmp_path / "out"), tmp_path)
+    done = _cli(_served_argv(model_id, url, E2E_METADATA, tmp_path / "out"))
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"coldbias eval: cannot reach the model server at {url}")
@@ -158,16 +159,16 @@ def test_server_down_is_one_clear_line(model_id: str, tmp_path: Path) -> None:
 
 def test_fixed_seed_server_answers_are_refused(server: str, model_id: str, tmp_path: Path) -> None:
     """Plain lm-eval's local-chat-completions (seed 1234 in every request), as in issue 23:
-    the 2 replicates repeat the neutral answer; metrics and report withhold the excess."""
+    the replicates repeat the neutral answer; metrics and report withhold the excess."""
     out = tmp_path / "plain"
-    meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2,
+    meta = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2,
             "coldbias_replicates": 1}  # fmt: skip
     cmd = [
         sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
         "--model_args", f"model={model_id},base_url={server}/v1/chat/completions,num_concurrent=4",
         "--include_path", str(tasks_dir()), "--tasks", TASK, "--metadata", json.dumps(meta),
         "--apply_chat_template", "--log_samples", "--output_path", str(out),
-        "--gen_kwargs", "max_gen_toks=80", "--limit", "6",  # neutral, replicate, girl × 2
+        "--gen_kwargs", "max_gen_toks=96",  # 12 requests: neutral, replicate, 4 values × 2
     ]  # fmt: skip
     done = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
