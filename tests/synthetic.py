@@ -24,6 +24,8 @@ from typing import Any
 
 from lm_eval.api.model import LM
 
+from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
+
 #: persona id → (catalog id → weight multiplier); ids not listed keep weight 1.
 Effect = Mapping[str, Callable[[int], float]]
 
@@ -173,6 +175,15 @@ class SyntheticRecommender(LM):
         raise NotImplementedError("the synthetic recommender only generates")
 
 
+class FixedSeedRecommender(SyntheticRecommender):
+    """Answers a replicate exactly as the neutral prompt it repeats (a fixed request seed)."""
+
+    def _answer(self, doc: Mapping[str, Any]) -> str:
+        if is_replicate_id(str(doc.get("persona_id", ""))):
+            doc = {**doc, "persona_id": NEUTRAL_ID}
+        return super()._answer(doc)
+
+
 def run_synthetic(
     model: LM,
     tasks: Sequence[str],
@@ -180,6 +191,7 @@ def run_synthetic(
     output_path: Path | None = None,
     model_name: str = "coldbias/synthetic-recommender",
     include_path: str | Path | None = None,
+    apply_chat_template: bool = False,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on coldbias ``tasks`` with lm-eval's ``simple_evaluate``; with
     ``output_path`` also write the results JSON and samples files as lm-eval's CLI does.
@@ -204,6 +216,7 @@ def run_synthetic(
         task_manager=manager,
         log_samples=True,
         evaluation_tracker=tracker,
+        apply_chat_template=apply_chat_template,
         metadata=dict(metadata),
         verbosity="ERROR",
     )

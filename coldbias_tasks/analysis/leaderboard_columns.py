@@ -33,6 +33,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     settings,
     stderr_cell,
 )
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
 __all__ = ["DOWN", "FAMILIES", "UP", "Column", "ColumnSpec", "Family", "Slot", "columns_of"]
@@ -152,6 +153,23 @@ def _overall(kind: str, data: ModelData, slot: Slot) -> Cell:
 
 def _flags(test: str, data: ModelData, slot: Slot) -> Cell:
     return flags_cell(data.counted, test)
+
+
+def _deterministic(data: ModelData, slot: Slot) -> Cell | None:
+    """Tasks whose excess is withheld (deterministic answers); the domain cells pool the
+    other tasks only."""
+    fixed = sorted(s.task.name for s in data.stats if s.summary.deterministic)
+    return Cell("DETERMINISTIC: " + ", ".join(fixed)) if fixed else None
+
+
+def _cost(data: ModelData, slot: Slot) -> Cell | None:
+    """What the served runs cost, from the served model's counts (lmeval.served)."""
+    served = [r.serving for r in data.model.runs if r.serving]
+    if not served:
+        return None
+    tokens = [sum(int(x.get(k, 0)) for x in served) for k in ("prompt_tokens", "completion_tokens")]
+    wall = sum(float(x.get("wall_s", 0.0)) for x in served)
+    return Cell(f"{tokens[0]:,} prompt + {tokens[1]:,} generated tokens, {wall:.0f} s")
 
 
 def _partial(data: ModelData, slot: Slot) -> Cell | None:
@@ -306,6 +324,8 @@ _HEADLINE = (
                description="model name (runs pooled)"),
     ColumnSpec("degenerate", "degenerate", _degenerate, numeric=False, always=True,
                description="fails the fidelity rules: divergences not interpretable as fairness"),
+    ColumnSpec("deterministic", "deterministic", _deterministic, numeric=False,
+               description=f"tasks withheld: {DETERMINISTIC_MESSAGE}"),
     ColumnSpec("partial", "partial", _partial, numeric=False,
                description="tasks reported from incomplete runs (--allow-partial): numbers "
                "biased"),
@@ -405,6 +425,9 @@ _FIDELITY = (
     ColumnSpec("settings", "settings", lambda d, s: Cell(settings(d.model.tasks.values())),
                numeric=False, always=True,
                description="k, items shown, order, repeats, template (language)"),
+    ColumnSpec("cost", "cost (served)", _cost, numeric=False,
+               description="served runs: prompt and generated tokens (the server's usage) and "
+               "seconds in the request loop"),
 )  # fmt: skip
 
 _CAPABILITY = (ColumnSpec("{key}", "{title}", _extra, "{arrow}", description="other harness task"),)

@@ -132,7 +132,10 @@ def analyze(
 
 
 def value_verdict(ms: MetricSummary, p_adjusted: float, flagged: bool) -> str:
-    """The per-value verdict: flagged, not flagged, underpowered or n/a (no test possible)."""
+    """The per-value verdict: flagged, not flagged, underpowered, withheld (deterministic
+    answers) or n/a (no test possible)."""
+    if ms.withheld:
+        return "withheld: deterministic answers (replicates identical to the neutral answer)"
     if math.isnan(p_adjusted):
         return "n/a: no neutral replicate to test against (coldbias_replicates ≥ 1)"
     if flagged:
@@ -188,6 +191,8 @@ def disparity_verdict(ms: MetricSummary) -> str:
 
 
 def _group_verdict(ms: MetricSummary) -> str:
+    if ms.withheld:
+        return "withheld: deterministic answers"
     if math.isnan(ms.group_p):
         return "n/a"
     if ms.group_p <= ms.alpha:

@@ -178,6 +178,7 @@ class Run:
     capability_tasks: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     reverse: dict[str, ReverseTaskData] = field(default_factory=dict)
+    serving: dict[str, Any] = field(default_factory=dict)  # served models' counts (lmeval.served)
 
     @property
     def model_seed(self) -> Any:
@@ -223,6 +224,7 @@ class Run:
             "transformers_version": self.transformers_version,
             "date": self.date,
             "tasks": sorted([*self.tasks, *self.reverse]),
+            **({"serving": self.serving} if self.serving else {}),
         }
 
 

@@ -192,6 +192,7 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         capability_tasks=tuple(capability_tasks),
         warnings=tuple(warnings),
         reverse=reverse,
+        serving=dict(config.get("coldbias_serving") or {}),
     )
 
 

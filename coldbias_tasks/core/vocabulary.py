@@ -25,6 +25,7 @@ __all__ = [
     "PLACEBO_GROUP",
     "REVERSE",
     "REVERSE_PAYLOAD_KEY",
+    "SERVED_BACKENDS",
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
@@ -224,3 +225,12 @@ def parse_task_name(task: str) -> tuple[str, str, str]:
 def is_coldbias_task(task: str) -> bool:
     """Whether an lm-eval task or group name is one of ours."""
     return task == TASK_PREFIX or task.startswith(f"{TASK_PREFIX}_")
+
+
+#: lm-eval API backends → the coldbias subclasses that ``coldbias eval`` runs instead
+#: (:mod:`coldbias_tasks.lmeval.served`: per-request seeds, context check, counted failures).
+SERVED_BACKENDS: Mapping[str, str] = {
+    "local-chat-completions": "coldbias-local-chat-completions",
+    "local-completions": "coldbias-local-completions",
+    "openai-chat-completions": "coldbias-openai-chat-completions",
+}

@@ -16,12 +16,14 @@ Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
 from coldbias_tasks.core.answers import record_from_answer
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.lmeval.documents import build_docs
@@ -36,6 +38,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def load_dataset(**kwargs: Any) -> Any:
@@ -90,7 +93,10 @@ def cached(payloads: Sequence[dict], compute: Callable[[Sequence[dict]], T]) -> 
 
 
 def _group_summary(payloads: Sequence[dict]) -> GroupSummary:
-    return summarize_group(map(AnswerRecord.from_payload, payloads))
+    summary = summarize_group(map(AnswerRecord.from_payload, payloads))
+    if summary.deterministic:  # excess, tests and flagged shares are NaN: say why, once per task
+        log.warning("coldbias: %s", DETERMINISTIC_MESSAGE)
+    return summary
 
 
 def _summary(payloads: Sequence[dict]) -> GroupSummary:

@@ -22,6 +22,7 @@ from coldbias_tasks.analysis.report import (
 from coldbias_tasks.analysis.reverse_report import ReverseReport
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import placebo_flag
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
 from coldbias_tasks.render import html as H
@@ -221,6 +222,8 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
             f"{H.fmt(f.out_of_catalog_rate, 2)}, duplicates {H.fmt(f.duplicate_rate, 2)}, "
             f"prefix-copy {H.fmt(p.prefix_copy_rate, 2)}"
         )
+        if rep.summary.deterministic:
+            lines.append(f"    WARNING: {DETERMINISTIC_MESSAGE}")
         if rep.degenerate:
             lines.append(
                 f"    WARNING: degenerate output ({'; '.join(rep.degenerate)}): divergences are "
@@ -229,6 +232,30 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
         if rep.task.group == PLACEBO_GROUP and placebo_flag(rep):
             lines.append(f"    WARNING: {PLACEBO_WARNING}")
         lines.extend(f"    note: {n}" for n in rep.notes)
+    return lines
+
+
+def serving_lines(models: Sequence[ModelResults]) -> list[str]:
+    """One line per run of a served model (:mod:`coldbias_tasks.lmeval.served`): what it cost
+    and what went wrong; a WARNING line when answers were empty or cut at ``max_tokens``."""
+    lines = []
+    for model in models:
+        for run in (r for r in model.runs if r.serving):
+            s = run.serving
+            lines.append(
+                f"{model.label} · served ({run.backend}, num_concurrent "
+                f"{s.get('num_concurrent')}): {s.get('requests', 0)} requests, "
+                f"{s.get('cached', 0)} from --use_cache, {s.get('retries', 0)} retries, "
+                f"{s.get('timeouts', 0)} timeouts, {s.get('failed', 0)} failed; "
+                f"{s.get('prompt_tokens', 0)} prompt + {s.get('completion_tokens', 0)} "
+                f"generated tokens in {float(s.get('wall_s', 0.0)):.0f} s; seeds {s.get('seeds')}"
+            )
+            empty, cut = s.get("empty_content", 0), s.get("cut_at_max_tokens", 0)
+            if empty or cut:
+                lines.append(
+                    f"    WARNING: {empty} answers with empty content (a reasoning parser? too "
+                    f"small max_gen_toks?), {cut} cut at max_tokens: counted as given"
+                )
     return lines
 
 
@@ -431,6 +458,8 @@ def render_html(
         model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
         body.append(f"<h2>Model: {H.esc(label)}</h2>")
         mine = [*reps, *(r for r in reverse if r.model.label == label)]
+        for r in (r for r in reps if r.summary.deterministic):
+            body.append(H.warning(f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}"))
         for r in (r for r in mine if r.degenerate):
             body.append(
                 H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")

