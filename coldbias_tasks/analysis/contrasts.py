@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
@@ -64,10 +65,33 @@ def _value_excess(rep: TaskReport, metric: str, persona: str) -> tuple[float, Se
     return value.excess_over_floor, value.excess_by_repeat
 
 
+def cross_fitted_difference(combined: Series, singles: Sequence[Series]) -> dict[int, float]:
+    """Per repeat r: combined[r] − singles[j][r], j the single series with the larger mean over
+    the repeats other than r (ties: the first). Unbiased under the null that the combined
+    persona is one of the singles; choosing j on repeat r itself would bias it downward (the
+    larger of two noisy means is biased upward). Repeats missing anywhere are left out."""
+    singles = [s for s in singles if s]  # a missing single task: compare with the other
+    if not singles:
+        return {}
+    common = sorted(set(combined).intersection(*(set(s) for s in singles)))
+    out: dict[int, float] = {}
+    for r in common:
+        means = [np.mean([s[q] for q in common if q != r]) if len(common) > 1 else s[r]
+                 for s in singles]  # fmt: skip
+        pick = max(range(len(singles)), key=lambda i: (-math.inf if math.isnan(means[i]) else
+                   means[i], -i))  # fmt: skip
+        value = combined[r] - singles[pick][r]
+        if not math.isnan(value):
+            out[r] = float(value)
+    return out
+
+
 def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
     """Per combined persona of an intersectional task: its excess, the two single-attribute
     excesses (same model, domain, variant) and the interaction = combined − the larger single
-    one, each with a 95 % t-interval over repeats (the interaction taken repeat by repeat)."""
+    one, each with a 95 % t-interval over repeats. The interaction is cross-fitted: in repeat r
+    "the larger single one" is chosen on the other repeats (:func:`cross_fitted_difference`),
+    so choosing it from the data does not bias the interaction downward."""
     rows = []
     for rep in reports:
         t = rep.task
@@ -85,11 +109,9 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
                 _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, {})
                 for s, g, x in zip(singles, (first, second), (a, b))
             ]
-            larger = max(
-                range(2), key=lambda i: -math.inf if math.isnan(found[i][0]) else found[i][0]
-            )
-            interaction = combined - found[larger][0]
-            inter_series = combine([c_series, found[larger][1]], (1, -1))
+            inter_series = cross_fitted_difference(c_series, [part for _, part in found])
+            found_inter = list(inter_series.values())
+            interaction = float(np.mean(found_inter)) if found_inter else math.nan
             row = {**ident(rep), "metric": metric, "persona_id": v.persona_id}
             row["combined_excess"] = combined
             row["combined_ci_low"], row["combined_ci_high"] = t_interval(c_series)

@@ -25,6 +25,7 @@ from coldbias_tasks.analysis.intervals import BOUNDS, t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.aggregate import MetricSummary
+from coldbias_tasks.core.attribute import AttributeExcess, Disparity
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
@@ -160,34 +161,31 @@ def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> fl
     return float((t.ppf(1 - alpha, df) + t.ppf(0.8, df)) * stderr)
 
 
+def _test_verdict(test: AttributeExcess | Disparity, alpha: float, na: str, found: str) -> str:
+    """Verdict of a one-sided test with a standard error: ``found`` at p ≤ α, underpowered
+    when no p ≤ α is attainable, else "not detected" with the minimal detectable effect."""
+    if math.isnan(test.p_value):
+        return f"n/a: {na}"
+    if test.p_value <= alpha:
+        return f"{found} (p ≤ α = {alpha:g})"
+    if test.min_p > alpha:
+        return f"underpowered: the smallest attainable p is {test.min_p:.3g} > α = {alpha:g}"
+    mde = minimal_detectable(test.stderr, test.n_repeats, alpha)
+    tail = f"; effects below ≈ {mde:.3f} are undetectable (80 % power)" if mde == mde else ""
+    return f"not detected (p > α = {alpha:g}){tail}"
+
+
 def attribute_verdict(ms: MetricSummary) -> str:
     """Verdict of the attribute excess: beyond the control personas, not, underpowered, n/a."""
-    a = ms.attribute
-    if math.isnan(a.p_value):
-        return "n/a: no control personas in this task (coldbias_controls ≥ 1, task version ≥ 3)"
-    if a.p_value <= ms.alpha:
-        return f"attribute moves the list beyond irrelevant sentences (p ≤ α = {ms.alpha:g})"
-    if a.min_p > ms.alpha:
-        return f"underpowered: the smallest attainable p is {a.min_p:.3g} > α = {ms.alpha:g}"
-    mde = minimal_detectable(a.stderr, a.n_repeats, ms.alpha)
-    return (
-        f"not detected (p > α = {ms.alpha:g}); effects below ≈ {mde:.3f} are undetectable "
-        "with these repeats (80 % power)"
-    )
+    na = "no control personas in this task (coldbias_controls ≥ 1, task version ≥ 3)"
+    found = "attribute moves the list beyond irrelevant sentences"
+    return _test_verdict(ms.attribute, ms.alpha, na, found)
 
 
 def disparity_verdict(ms: MetricSummary) -> str:
     """Verdict of the between-values disparity test."""
-    d = ms.disparity
-    if math.isnan(d.p_value):
-        return "n/a: needs two values and two repeats"
-    if d.p_value <= ms.alpha:
-        return f"values treated differently from each other (p ≤ α = {ms.alpha:g})"
-    if d.min_p > ms.alpha:
-        return f"underpowered: the smallest attainable p is {d.min_p:.3g} > α = {ms.alpha:g}"
-    mde = minimal_detectable(d.stderr, d.n_repeats, ms.alpha)
-    tail = f"; effects below ≈ {mde:.3f} are undetectable (80 % power)" if mde == mde else ""
-    return f"not detected (p > α = {ms.alpha:g}){tail}"
+    na, found = "needs two values and two repeats", "values treated differently from each other"
+    return _test_verdict(ms.disparity, ms.alpha, na, found)
 
 
 def _group_verdict(ms: MetricSummary) -> str:
