@@ -29,6 +29,7 @@ from coldbias_tasks.core.attribute import AttributeExcess, Disparity
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
+from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
 
 __all__ = [
@@ -61,6 +62,8 @@ class TaskReport(TaskSummary):
     model: ModelResults
     exposure: dict[str, list[ExposureStat]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: field → per category, how differently the values are exposed to it (no neutral user)
+    exposure_between: dict[str, list[ShareDisparity]] = field(default_factory=dict)
 
 
 def category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[int, list[str]]:
@@ -76,22 +79,27 @@ def category_labels(catalog_field: str, cats: Mapping[int, list[str]]) -> dict[i
 
 def _exposure(
     task: TaskData, fields: Sequence[str] | None
-) -> tuple[dict[str, list[ExposureStat]], list[str]]:
-    """field → exposure statistics, for the task's catalog; notes on skipped fields."""
+) -> tuple[dict[str, list[ExposureStat]], list[str], dict[str, list[ShareDisparity]]]:
+    """field → exposure statistics, for the task's catalog; notes on skipped fields; field →
+    the between-values share tests."""
     spec = DOMAINS.get(task.domain)
     wanted = list(fields) if fields else list(spec.exposure_fields if spec else ())
     if not wanted:
-        return {}, []
+        return {}, [], {}
     try:
         catalog = load_catalog(task.catalog)
     except (CatalogError, OSError) as err:
-        return {}, [f"exposure skipped: catalog {task.catalog!r} cannot be loaded ({err})"]
+        return {}, [f"exposure skipped: catalog {task.catalog!r} cannot be loaded ({err})"], {}
     if task.catalog_sha256 and catalog.sha256 != task.catalog_sha256:
-        return {}, [
-            f"exposure skipped: catalog {task.catalog!r} changed since the run "
-            f"({catalog.sha256[:10]} ≠ {task.catalog_sha256[:10]}), item ids may not match"
-        ]
-    out, notes = {}, []
+        return (
+            {},
+            [
+                f"exposure skipped: catalog {task.catalog!r} changed since the run "
+                f"({catalog.sha256[:10]} ≠ {task.catalog_sha256[:10]}), item ids may not match"
+            ],
+            {},
+        )
+    out, notes, between = {}, [], {}
     shown = task.shown or tuple(range(len(catalog)))
     for name in wanted:
         if name not in catalog.table.columns:
@@ -100,7 +108,8 @@ def _exposure(
             continue
         cats = category_labels(name, catalog.categories(name))
         out[name] = exposure_stats(task.records, cats, shown)
-    return out, notes
+        between[name] = share_disparity(task.records, cats)
+    return out, notes, between
 
 
 def task_order(task: TaskData) -> tuple[int, str, int, str, str]:
@@ -124,8 +133,8 @@ def analyze(
     for model in models:
         for task in sorted(model.tasks.values(), key=task_order):
             s = summarize_task(task)
-            stats, notes = _exposure(task, exposure_fields)
-            reports.append(TaskReport(s.task, s.summary, s.series, model, stats, notes))
+            stats, notes, between = _exposure(task, exposure_fields)
+            reports.append(TaskReport(s.task, s.summary, s.series, model, stats, notes, between))
     return reports
 
 
@@ -373,6 +382,36 @@ def exposure_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows, columns=[*IDENT_COLUMNS, *EXPOSURE_COLUMNS])
+
+
+def exposure_between_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
+    """Per (task, field, category, pair of values): how differently two values are exposed to
+    the category (share difference, exact sign-flip p, Holm over the category's pairs), with the
+    category's omnibus test over all values (within-repeat label permutation; no neutral user)."""
+    rows = []
+    for rep in reports:
+        for name, found in rep.exposure_between.items():
+            for d in found:
+                for pair in d.pairs:
+                    rows.append(
+                        {
+                            **ident(rep),
+                            "field": name,
+                            "category": d.category,
+                            "value_a": pair.a,
+                            "value_b": pair.b,
+                            "share_a": d.shares[pair.a],
+                            "share_b": d.shares[pair.b],
+                            "diff": pair.diff,
+                            "p_value": pair.p_value,
+                            "p_adjusted": pair.p_adjusted,
+                            "min_p": pair.min_p,
+                            "category_spread": d.spread,
+                            "category_p": d.p_value,
+                            "n_repeats": d.n_repeats,
+                        }
+                    )
+    return pd.DataFrame(rows)
 
 
 def find_report(

@@ -14,6 +14,7 @@ from coldbias_tasks.analysis.contrasts import controls_table, implicit_table, in
 from coldbias_tasks.analysis.report import (
     TaskReport,
     disparity_pairs_table,
+    exposure_between_table,
     exposure_table,
     fidelity_table,
     groups_table,
@@ -36,6 +37,7 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
     optional = {
         "controls": controls_table(reports),
         "disparity_pairs": disparity_pairs_table(reports),
+        "exposure_between": exposure_between_table(reports),
         "intersections": intersections_table(reports),
         "implicit": implicit_table(reports),
         "robustness": variant_table(pairs),
