@@ -161,8 +161,12 @@ def test_fixed_seed_server_answers_are_refused(server: str, model_id: str, tmp_p
     """Plain lm-eval's local-chat-completions (seed 1234 in every request), as in issue 23:
     the replicates repeat the neutral answer; metrics and report withhold the excess."""
     out = tmp_path / "plain"
-    meta = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2,
-            "coldbias_replicates": 1}  # fmt: skip
+    meta = {
+        "coldbias_n_items": 40,
+        "coldbias_k": 5,
+        "coldbias_repeats": 2,
+        "coldbias_replicates": 3,
+    }  # fmt: skip  (6 replicate pairs: MIN_REPLICATES)
     cmd = [
         sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
         "--model_args", f"model={model_id},base_url={server}/v1/chat/completions,num_concurrent=4",
