@@ -41,8 +41,12 @@ def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> N
     from coldbias_tasks.lmeval.taskgen import averaged
 
     for metric in METRICS:
-        if group and not averaged(metric):
+        if group and metric.endswith("_p"):
             assert f"{metric},{FILTER}" not in values, f"{where}: {metric} averaged in a group"
+            continue
+        if group and not averaged(metric):  # X_stderr: lm-eval's own stderr of the group's X
+            value = values.get(f"{metric},{FILTER}")
+            assert value == "N/A" or (isinstance(value, float) and value >= 0), (metric, value)
             continue
         value = values.get(f"{metric},{FILTER}")
         if metric.endswith("_stderr") and value == "N/A":
