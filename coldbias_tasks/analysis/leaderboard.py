@@ -34,7 +34,7 @@ from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.ranking import rank_intervals, repeat_draws, tiers
 from coldbias_tasks.analysis.robustness import model_sensitivity
-from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run, TaskData
+from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run
 from coldbias_tasks.analysis.run_files import scan_folder
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.errors import RunError
@@ -73,14 +73,6 @@ class Leaderboard:
     messages: list[str] = field(default_factory=list)
 
 
-#: One task's summary with its per-repeat series (:mod:`.summaries`).
-_Stats = TaskSummary
-
-
-def _task_stats(task: TaskData) -> _Stats:
-    return summarize_task(task)
-
-
 def build_rows(
     models: Sequence[ModelResults],
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -94,10 +86,10 @@ def build_rows(
     the placebo, intersections and implicit tasks are columns of their own). ``scores``: row
     label → Every Eval Ever scores shown as capability columns (:func:`_match_eee`).
     """
-    all_stats: list[tuple[ModelResults, _Stats]] = []
+    all_stats: list[tuple[ModelResults, TaskSummary]] = []
     data = []
     for model in models:
-        stats = [_task_stats(t) for t in model.tasks.values()]
+        stats = [summarize_task(t) for t in model.tasks.values()]
         all_stats += [(model, st) for st in stats]
         data.append(model_data(model, list(stats), resamples))
     _rank(data, resamples)

@@ -9,7 +9,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -24,8 +24,8 @@ from coldbias_tasks.analysis.intervals import (
 )
 from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
-from coldbias_tasks.analysis.summaries import placebo_flag
-from coldbias_tasks.core.aggregate import Fidelity, GroupSummary, Positions, fidelity, positions
+from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
+from coldbias_tasks.core.aggregate import Fidelity, Positions, fidelity, positions
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
@@ -45,14 +45,8 @@ class Cell:
     ci_high: float = math.nan
 
 
-class TaskStats(Protocol):
-    """One task's summary with its per-repeat series (``(metric, kind)`` → repeat → value)."""
-
-    task: TaskData
-    summary: GroupSummary
-    series: dict[tuple[str, str], dict[int, float]]
-
-    def value(self, metric: str, kind: str) -> float: ...
+#: One task's summary with its per-repeat series (:mod:`.summaries`).
+TaskStats = TaskSummary
 
 
 def variant_suffix(variant: str) -> str:
@@ -218,7 +212,7 @@ def draws_cell(parts: Sequence[tuple[float, np.ndarray]]) -> Cell:
 
 def placebo_clearly_above_zero(p: TaskStats) -> bool:
     """The placebo rule of :func:`coldbias_tasks.analysis.summaries.placebo_flag`."""
-    return placebo_flag(p, "iou")  # type: ignore[arg-type]
+    return placebo_flag(p, "iou")
 
 
 def settings(tasks: Iterable[TaskData]) -> str:

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Series
+from coldbias_tasks.core.stats import benjamini_hochberg
 
-__all__ = ["RankInterval", "rank_intervals", "repeat_draws", "tiers"]
+__all__ = ["RankInterval", "bh_flags", "rank_intervals", "repeat_draws", "tiers"]
 
 RankInterval = tuple[int, int]
 
@@ -82,7 +83,5 @@ def tiers(
 
 def bh_flags(pvalues: Sequence[float], alpha: float) -> tuple[int, int]:
     """(flagged, tested): Benjamini–Hochberg over the finite p-values at ``alpha``."""
-    from coldbias_tasks.core.stats import benjamini_hochberg
-
     q = [x for x in benjamini_hochberg(list(pvalues)) if not math.isnan(x)]
     return sum(x <= alpha for x in q), len(q)

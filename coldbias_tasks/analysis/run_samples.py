@@ -218,7 +218,7 @@ def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) ->
     except ColdbiasError:
         return None
     expected = {(p.id, r) for p in personas for r in range(settings.repeats)}
-    return expected | {(control_id(c.id), r) for r, per in enumerate(plan) for c in per}
+    return expected | {(control_id(c.id), r) for c, used in plan for r in used}
 
 
 def _version_at_least(version: Any, major: int) -> bool:

@@ -213,51 +213,51 @@ def _within_sum(s: np.ndarray, perms: np.ndarray) -> np.ndarray:
     return total
 
 
-def label_permutations(n_r: int, n_v: int, seed: int) -> tuple[np.ndarray, bool]:
-    """Label permutations per repeat, identity first: all of them (repeat 0 fixed) when few,
-    else :data:`MC_DRAWS` seeded draws. Returns (draws × R × V, exact)."""
+def label_permutations(n_r: int, n_v: int, seed: int) -> np.ndarray:
+    """Label permutations per repeat (draws × R × V), the identity first: all of them (repeat 0
+    fixed) when they are at most :data:`MAX_EXACT`, else the identity and :data:`MC_DRAWS`
+    seeded draws. The share of rows at least as extreme as row 0 is a valid p-value either
+    way (exact, or Monte Carlo's (1 + hits) / (1 + draws))."""
     per = math.factorial(n_v)
     if per ** (n_r - 1) <= MAX_EXACT:
         base = list(itertools.permutations(range(n_v)))
         ident = tuple(range(n_v))
-        combos = itertools.product(base, repeat=n_r - 1)
-        perms = np.asarray([[ident, *c] for c in combos], dtype=int)
-        return perms, True  # identity (all repeats unpermuted) is the first product
+        combos = itertools.product(base, repeat=n_r - 1)  # the identity is the first product
+        return np.asarray([[ident, *c] for c in combos], dtype=int)
     rng = np.random.default_rng(seed)
-    keys = rng.random((MC_DRAWS, n_r, n_v))
-    perms = np.argsort(keys, axis=2)
+    perms = np.argsort(rng.random((MC_DRAWS, n_r, n_v)), axis=2)
     perms[:, 0, :] = np.arange(n_v)
-    ident = np.broadcast_to(np.arange(n_v), (1, n_r, n_v))
-    return np.concatenate([ident, perms]), False
+    return np.concatenate([_identity(n_r, n_v), perms])
+
+
+def _identity(n_r: int, n_v: int) -> np.ndarray:
+    return np.broadcast_to(np.arange(n_v), (1, n_r, n_v))
+
+
+def _b_minus_w(s: np.ndarray, within: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(B − W, W) as means from the cross matrix ``s`` and within-value sums ``within``
+    (:func:`_within_sum`); B's sum is the total over repeat pairs minus W's."""
+    n_r, n_v = s.shape[0], s.shape[1]
+    pairs = n_r * (n_r - 1) / 2 * 2 * n_v  # ordered directions of every repeat pair, per value
+    w_mean = within / pairs
+    b_mean = (s.sum() / 2 - within) / (pairs * (n_v - 1))
+    return b_mean - w_mean, w_mean
 
 
 def _perm_test(s: np.ndarray, seed: int) -> tuple[float, float, float, float]:
     """(disparity, p, min p, W mean) of the permutation test on the cross matrix ``s``."""
-    n_r, n_v = s.shape[0], s.shape[1]
-    perms, exact = label_permutations(n_r, n_v, seed)
-    w = _within_sum(s, perms)
-    pairs_r = n_r * (n_r - 1) / 2
-    total = s.sum() / 2  # each unordered repeat pair once, both directions inside S
-    w_mean = w / (2 * pairs_r * n_v)
-    b_mean = (total - w) / (2 * pairs_r * n_v * (n_v - 1))
-    observed = b_mean[0] - w_mean[0]
-    tol = 1e-9 * max(1.0, abs(w[0]))
-    hits = int(np.count_nonzero(w <= w[0] + tol))
-    # exact: share of all labellings; Monte Carlo: (1 + hits among draws) / (1 + draws), the
-    # identity being the first entry; both are valid p-values
-    del exact
-    return float(observed), hits / w.size, 1.0 / w.size, float(w_mean[0])
+    w = _within_sum(s, label_permutations(s.shape[0], s.shape[1], seed))
+    value, w_mean = _b_minus_w(s, w)
+    hits = int(np.count_nonzero(w <= w[0] + 1e-9 * max(1.0, abs(w[0]))))
+    return float(value[0]), hits / w.size, 1.0 / w.size, float(w_mean[0])
 
 
 def _disparity_value(s: np.ndarray) -> float:
+    """B − W of the observed labels (NaN with fewer than two repeats or values)."""
     n_r, n_v = s.shape[0], s.shape[1]
     if n_r < 2 or n_v < 2:
         return NAN
-    ident = np.broadcast_to(np.arange(n_v), (1, n_r, n_v))
-    w = _within_sum(s, np.asarray(ident))[0]
-    pairs_r = n_r * (n_r - 1) / 2
-    total = s.sum() / 2
-    return float((total - w) / (2 * pairs_r * n_v * (n_v - 1)) - w / (2 * pairs_r * n_v))
+    return float(_b_minus_w(s, _within_sum(s, _identity(n_r, n_v)))[0][0])
 
 
 def disparity(

@@ -30,7 +30,7 @@ from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import benjamini_hochberg, relabel_p
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID
 
-__all__ = ["ExposureStat", "exposure", "exposure_gap", "exposure_stats"]
+__all__ = ["ExposureStat", "category_shares", "exposure", "exposure_gap", "exposure_stats"]
 
 NAN = float("nan")
 
@@ -99,9 +99,11 @@ class ExposureStat:
     n_repeats: int
 
 
-def _shares(
+def category_shares(
     record: AnswerRecord, labels: Mapping[int, tuple[str, ...]], cats: list[str]
 ) -> np.ndarray:
+    """Share of the answer's items in each of ``cats`` (an item counts for each of its labels,
+    which must all be in ``cats``); NaN for an empty answer."""
     out = np.zeros(len(cats))
     if not record.items:
         return out * np.nan
@@ -180,7 +182,9 @@ def exposure_stats(
     neutral_by_repeat: dict[int, list[np.ndarray]] = {}
     for r, record in table.neutral.items():
         answers = [record, *table.replicates.get(r, [])]
-        vectors = [v for v in (_shares(a, labels, cats) for a in answers) if not np.isnan(v).any()]
+        vectors = [
+            v for v in (category_shares(a, labels, cats) for a in answers) if not np.isnan(v).any()
+        ]
         if vectors:
             neutral_by_repeat[r] = vectors
     jsd_floor = _jsd_floor(neutral_by_repeat, table)
@@ -191,7 +195,7 @@ def exposure_stats(
         repeats = [r for r in sorted(answers) if r in neutral_by_repeat and answers[r].items]
         if not repeats:
             continue
-        value = np.array([_shares(answers[r], labels, cats) for r in repeats])
+        value = np.array([category_shares(answers[r], labels, cats) for r in repeats])
         neutral = np.array([np.mean(neutral_by_repeat[r], axis=0) for r in repeats])
         diffs = value - neutral  # (repeats, categories)
         low, high = _t_interval(diffs)

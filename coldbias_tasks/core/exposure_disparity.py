@@ -9,8 +9,9 @@ value gave a non-empty answer are used.
   are permuted within each repeat (exchangeable under the null that the values are treated
   alike; exact up to 2^18 labellings, else 20,000 seeded draws); ``spread`` = max − min of the
   values' mean shares (share units, in [0, 1]).
-- Pairs: d_r = S[r, a] − S[r, b]; exact two-sided sign-flip test over the 2^R flips (smallest
-  p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; ``diff`` = mean of d_r.
+- Pairs: d_r = S[r, a] − S[r, b]; two-sided sign-flip test over the 2^R flips (exact up to
+  2^18, smallest p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; ``diff`` = mean
+  of d_r.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import numpy as np
 
 from coldbias_tasks.core.aggregate import arrange
 from coldbias_tasks.core.attribute import label_permutations
+from coldbias_tasks.core.exposure import category_shares
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import holm
+from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
 
 __all__ = ["ShareDisparity", "SharePair", "share_disparity"]
 
@@ -56,23 +58,12 @@ class ShareDisparity:
     pairs: tuple[SharePair, ...] = ()
 
 
-def _shares(record: AnswerRecord, labels: Mapping[int, tuple[str, ...]], cats: list[str]):
-    out = np.zeros(len(cats))
-    index = {c: i for i, c in enumerate(cats)}
-    for item in record.items:
-        for label in labels.get(item, ()):
-            out[index[label]] += 1.0 / len(record.items)
-    return out
-
-
-def _sign_flip_p(d: np.ndarray) -> tuple[float, float]:
-    """(two-sided exact p, smallest attainable p) of the mean of ``d`` under sign flips."""
-    n = d.size
-    signs = np.asarray(list(itertools.product((1.0, -1.0), repeat=n)))
-    stats = np.abs(signs @ d)
-    observed = abs(d.sum())
-    hits = int(np.count_nonzero(stats >= observed - 1e-12 * max(1.0, observed)))
-    return hits / stats.size, 2.0 / stats.size
+def _sign_flip(d: np.ndarray) -> tuple[float, float]:
+    """(two-sided p, smallest attainable p) of the mean of ``d`` under sign flips per repeat:
+    :func:`~coldbias_tasks.core.stats.relabel_p` with the choices (d_r, −d_r); the mirror
+    labelling always ties, so the smallest p is twice :func:`min_relabel_p`."""
+    rows = [[x, -x] for x in d]
+    return relabel_p(rows, two_sided=True), min(1.0, 2 * min_relabel_p([2] * len(rows)))
 
 
 def share_disparity(
@@ -98,8 +89,10 @@ def share_disparity(
                    for c in labels.get(i, ())})  # fmt: skip
     if not cats:
         return []
-    s = np.asarray([[_shares(table.values[p][r], labels, cats) for p in personas] for r in repeats])
-    perms, _ = label_permutations(len(repeats), len(personas), seed)
+    s = np.asarray(
+        [[category_shares(table.values[p][r], labels, cats) for p in personas] for r in repeats]
+    )
+    perms = label_permutations(len(repeats), len(personas), seed)
     rows = np.arange(len(repeats))[None, :, None]
     out = []
     for c, cat in enumerate(cats):
@@ -109,7 +102,7 @@ def share_disparity(
         hits = int(np.count_nonzero(stats >= observed - 1e-12 * max(1.0, observed)))
         pairs = []
         for i, j in itertools.combinations(range(len(personas)), 2):
-            p, pmin = _sign_flip_p(s[:, i, c] - s[:, j, c])
+            p, pmin = _sign_flip(s[:, i, c] - s[:, j, c])
             diff = float(np.mean(s[:, i, c] - s[:, j, c]))
             pairs.append(SharePair(personas[i], personas[j], diff, p, pmin))
         adjusted = holm([pr.p_value for pr in pairs])

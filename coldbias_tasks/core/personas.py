@@ -408,15 +408,16 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
 
 def control_plan(
     config: PersonaConfig, group: str, variant: str, n: int, repeats: int
-) -> tuple[PersonaConfig, list[list[Persona]]]:
-    """The control personas of each repeat of a task of ``group``: ``n`` values of the
-    control (placebo) group, rotated so that repeat r asks values r·n … r·n + n − 1 (mod the
-    group's size) and every control sentence is used about equally often. None for the
-    control group's own tasks (its values are the controls). A persona file without a control
-    group borrows the built-in one (with its phrases); returns that config too."""
+) -> tuple[PersonaConfig, list[tuple[Persona, list[int]]]]:
+    """The control personas of a task of ``group``, each with the repeats that ask it: ``n``
+    values of the control (placebo) group per repeat, rotated so that repeat r asks values
+    r·n … r·n + n − 1 (mod the group's size) and every control sentence is used about equally
+    often; in the group's order. None for the control group's own tasks (its values are the
+    controls). A persona file without a control group borrows the built-in one (with its
+    phrases); returns the config the personas come from too."""
     own = config.find(group, variant)
     if n == 0 or own.kind == "control":
-        return config, [[] for _ in range(repeats)]
+        return config, []
     source = config if config.control_group() is not None else load_personas(None)
     pool = source.control_group()
     if pool is None or not pool.values:
@@ -424,11 +425,12 @@ def control_plan(
             "coldbias_controls > 0 needs a control group (kind `control`, e.g. the built-in "
             "`placebo`) in the persona file or the built-in one; add one (kind: control)."
         )
-    size = len(pool.values)
-    chosen = [
-        [pool.values[(r * n + j) % size] for j in range(min(n, size))] for r in range(repeats)
-    ]
-    return source, chosen
+    size, per_repeat = len(pool.values), min(n, len(pool.values))
+    asked: dict[int, list[int]] = {}
+    for r in range(repeats):
+        for j in range(per_repeat):
+            asked.setdefault((r * n + j) % size, []).append(r)
+    return source, [(pool.values[i], asked[i]) for i in sorted(asked)]
 
 
 def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()) -> list[str]:

@@ -146,13 +146,10 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
         for r in range(settings.repeats)
     ]
     source, controls = control_plan(config, group, variant, settings.controls, len(orders))
-    asked = [(p, config, p.id, range(len(orders))) for p in personas[: 1 + settings.replicates]]
-    pool = source.control_group() if any(controls) else None
-    for persona in pool.values if pool else ():
-        used = [r for r, per_repeat in enumerate(controls) if persona in per_repeat]
-        if used:
-            asked.append((persona, source, control_id(persona.id), used))
-    asked += [(p, config, p.id, range(len(orders))) for p in personas[1 + settings.replicates :]]
+    every = list(range(len(orders)))
+    asked = [(p, config, p.id, every) for p in personas if p.is_neutral]
+    asked += [(c, source, control_id(c.id), used) for c, used in controls]
+    asked += [(p, config, p.id, every) for p in personas if not p.is_neutral]
     docs = []
     for persona, persona_config, persona_id, repeats in asked:
         user = persona_config.describe(persona, variant, domain, settings.language)
