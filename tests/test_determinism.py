@@ -55,6 +55,7 @@ def test_summary_withholds_excess_tests_and_verdicts() -> None:
         assert math.isnan(v.excess_over_floor) and math.isnan(v.p_adjusted) and not v.flagged
         assert value_verdict(iou, v.p_adjusted, v.flagged).startswith("withheld")
     assert iou.withheld == DETERMINISTIC_MESSAGE
+    assert math.isnan(iou.attribute.mean) and math.isnan(iou.disparity.p_value)
     assert not summarize_group(fixed_seed_task(repeats=5)).deterministic
 
 
