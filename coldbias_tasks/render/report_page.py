@@ -205,9 +205,10 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
                 f"disparity between values {H.fmt(iou.disparity.value)} (p "
                 f"{H.fmt(iou.disparity.p_value)}) — {disparity_verdict(iou)}"
             )
+            n = iou.attribute.n_controls
             lines.append(
                 f"    (attribute excess: how much further the values' lists are from the neutral "
-                f"user's than those of {iou.attribute.n_controls} control personas stating an "
+                f"user's than those of {n} control persona{'s' if n != 1 else ''} stating an "
                 "irrelevant fact; 0 = the attribute does no more than any sentence)"
             )
         lines.append(
