@@ -60,6 +60,16 @@ def test_every_module_sits_in_a_layer() -> None:
     assert loose == ["coldbias_tasks.__main__"], loose
 
 
+#: The most lines a module of the package may have: past it, a module holds more than one
+#: concept (ARCHITECTURE.md).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_the_size_of_one_concept() -> None:
+    sizes = {p.relative_to(PACKAGE): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
 def test_imports_only_go_downward() -> None:
     bad = []
     for module, path in _modules().items():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from coldbias_tasks.core.metric_specs import lm_metrics
 from coldbias_tasks.core.personas import load_personas
-from coldbias_tasks.lmeval.harness import METRICS
 
 pytestmark = pytest.mark.slow
 
@@ -38,13 +38,11 @@ def _expected_tasks() -> dict[str, str]:
 def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> None:
     """Every metric a number in its range; a group has only the averaged ones (no p-values,
     no X_stderr metrics); an X_stderr may be "N/A" (too few repeats for it)."""
-    from coldbias_tasks.lmeval.taskgen import averaged
-
-    for metric in METRICS:
-        if group and metric.endswith("_p"):
+    for metric, declared in lm_metrics().items():
+        if group and declared.spec.kind == "p":
             assert f"{metric},{FILTER}" not in values, f"{where}: {metric} averaged in a group"
             continue
-        if group and not averaged(metric):  # X_stderr: lm-eval's own stderr of the group's X
+        if group and not declared.averaged:  # X_stderr: lm-eval's own stderr of the group's X
             value = values.get(f"{metric},{FILTER}")
             assert value == "N/A" or (isinstance(value, float) and value >= 0), (metric, value)
             continue
@@ -53,9 +51,8 @@ def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> N
             continue
         assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
         assert not math.isnan(value), f"{where}: {metric} is NaN"
-        signed = metric.endswith(("_excess", "_disparity"))  # differences of divergences
-        low = -1.0 if signed else 0.0
-        assert low <= value <= 1.0, f"{where}: {metric} = {value} outside [{low}, 1]"
+        low, high = (0.0, 1.0) if declared.is_stderr else declared.spec.range
+        assert low <= value <= high, f"{where}: {metric} = {value} outside [{low}, {high}]"
 
 
 def test_vllm_run_reports_every_metric_for_every_task(lm_eval_run: Path) -> None:
@@ -89,13 +86,12 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
 def test_vllm_reverse_task_ranks_users(lm_eval_run: Path) -> None:
     """The reverse task on a real model: every metric a number, answers parsed into rankings of
     the shown users (a real 0.5B model may leave some out, never invents one)."""
-    from coldbias_tasks.lmeval.reverse_harness import REVERSE_METRICS
-
     task = "coldbias_reverse_movie_gender"
     values = _results(lm_eval_run)["results"][task]
-    for metric in REVERSE_METRICS:
+    for metric, declared in lm_metrics(reverse=True).items():
         value = values[f"{metric},{FILTER}"]
-        assert isinstance(value, float) and 0.0 <= value <= 1.0, (metric, value)
+        low, high = declared.spec.range
+        assert isinstance(value, float) and low <= value <= high, (metric, value)
     samples = _samples(lm_eval_run, task)
     assert len(samples) == 4 * 3
     users = {p.id for p in load_personas().groups["gender"].values}

@@ -411,9 +411,10 @@ def _check_converted(root: Path, results: dict[str, Any]) -> int:
     true direction and the logged score. Returns the number of scores checked."""
     from every_eval_ever.validator import validate_file
 
-    from coldbias_tasks.lmeval.reverse_harness import REVERSE_METRICS
+    from coldbias_tasks.core.metric_specs import lm_metrics
 
-    directions = {name: better for name, (_, better) in {**METRICS, **REVERSE_METRICS}.items()}
+    declared = {**lm_metrics(), **lm_metrics(reverse=True)}
+    directions = {key: m.higher_is_better for key, m in declared.items()}
     files = sorted(p for p in (root / "data").rglob("*") if p.is_file())
     repo = {p.relative_to(root).as_posix() for p in files}
     checked = 0

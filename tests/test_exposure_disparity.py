@@ -28,7 +28,7 @@ def test_golden_case_girl_gets_no_action() -> None:
     assert action.shares == {"gender.boy": 1.0, "gender.girl": 0.0}
     assert action.spread == 1.0 and action.n_repeats == 4
     (pair,) = action.pairs
-    assert (pair.a, pair.b, pair.diff) == ("gender.boy", "gender.girl", 1.0)
+    assert (pair.a, pair.b, pair.value) == ("gender.boy", "gender.girl", 1.0)
     assert pair.p_value == pytest.approx(2 / 16) and pair.min_p == pytest.approx(2 / 16)
     assert action.p_value == pytest.approx(1 / 8)  # repeat 0 fixed: 2^3 labellings, one extreme
 

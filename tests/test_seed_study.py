@@ -56,11 +56,11 @@ def test_file_names_mapped(imported) -> None:
 def test_counts_and_reported_problems(imported) -> None:
     _, out, summary = imported
     # runs: gemma main 5 + gemma action context 5 + llama main 5
-    assert summary.runs == 15
+    assert summary.counts["runs"] == 15
     values = sum(len(v) for v in fx.GROUPS.values())
     # main: gemma 3 domains, llama 2 domains, 1 neutral + values per file; context: 5 files
-    assert summary.answers == (3 * 5 + 2 * 5 + 5) * (1 + values)
-    assert summary.errors == 1 and summary.empty == 1
+    assert summary.counts["answers"] == (3 * 5 + 2 * 5 + 5) * (1 + values)
+    assert summary.counts["errors"] == 1 and summary.counts["empty"] == 1
     text = "\n".join(summary.lines())
     assert "extra seed file(s) [5] not imported" in text
     assert "plain file set '' not imported (superseded by ','" in text
@@ -245,7 +245,7 @@ def test_missing_entry_counted_and_corrupt_file_refused(tmp_path: Path) -> None:
     del data["gender"]["a male"]
     path.write_text(json.dumps(data))
     summary = import_seed_study(clone, tmp_path / "out")
-    assert summary.missing == 1
+    assert summary.counts["missing"] == 1
     assert any("'a male': no answer in the file" in n for n in summary.notes)
     with pytest.raises(RunError, match="answers missing"):
         load_folder(tmp_path / "out" / "main")  # the loader refuses the incomplete task

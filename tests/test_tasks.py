@@ -331,7 +331,7 @@ def test_eval_argv_sizes_the_generation_budget() -> None:
     assert merged[merged.index("--gen_kwargs") + 1].startswith("temperature=1.0,max_gen_toks=")
     foreign = launch.eval_argv(["--tasks", "coldbias_movie,arc_easy"])
     assert "--gen_kwargs" not in foreign  # it would change arc_easy's generation too
-    with pytest.raises(SettingsError, match="not valid JSON"):
+    with pytest.raises(SettingsError, match=r"--metadata .*malformed JSON"):
         launch.eval_argv(["--tasks", "coldbias_movie", "--metadata", "{k: 1}"])
 
 

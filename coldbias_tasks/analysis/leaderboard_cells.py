@@ -25,7 +25,7 @@ from coldbias_tasks.analysis.intervals import (
 from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
-from coldbias_tasks.core.aggregate import Fidelity, Positions, fidelity, positions
+from coldbias_tasks.core.aggregate import Fidelity, GroupSummary, Positions, pooled_answers
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
@@ -75,8 +75,8 @@ class ModelData:
     groups: dict[str, list[TaskStats]]
     group_names: dict[str, tuple[str, str]]
     placebo: dict[str, TaskStats]
-    fidelity: Fidelity
-    positions: Positions
+    #: fidelity and positions over all of the model's answers (``core.aggregate.pooled_answers``)
+    answers: GroupSummary
     n: int
     degenerate: list[str]
     reverse: dict[str, list[tuple[float, np.ndarray]]] = field(default_factory=dict)
@@ -85,6 +85,14 @@ class ModelData:
     tier: int | None = None
     prompt: dict[str, Any] | None = None
     eee: dict[str, EeeScore] = field(default_factory=dict)
+
+    @property
+    def fidelity(self) -> Fidelity:
+        return self.answers.fidelity
+
+    @property
+    def positions(self) -> Positions:
+        return self.answers.positions
 
     @property
     def plain_domains(self) -> list[str]:
@@ -115,10 +123,10 @@ def model_data(model: ModelResults, stats: list[TaskStats], resamples: int) -> M
             domain_names[dkey] = (t.domain, t.variant)
             domains[dkey].append(s)
     records = [r for t in model.tasks.values() for r in t.records]
-    fid, pos = fidelity(records), positions(records)
+    answers = pooled_answers(records)
     data = ModelData(
-        model, stats, dict(domains), domain_names, dict(groups), group_names, placebo,
-        fid, pos, len(records), degenerate_reasons(fid, pos),
+        model, stats, dict(domains), domain_names, dict(groups), group_names, placebo, answers,
+        len(records), degenerate_reasons(answers.fidelity, answers.positions),
     )  # fmt: skip
     if model.reverse:
         by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)

@@ -6,7 +6,9 @@ capability metric; static families have one slot). :data:`FAMILIES` in order is 
 order; :func:`fill_cells` fills a row from it and :func:`columns_of` lists the columns some row
 has a cell for (or that are always shown).
 
-A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`.
+A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a declared
+metric (:mod:`coldbias_tasks.core.metric_specs`) with a ``leaderboard`` pooling gets its column
+in the fidelity family without one.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     stderr_cell,
 )
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics, metric_spec
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
 __all__ = ["DOWN", "FAMILIES", "UP", "Column", "ColumnSpec", "Family", "Slot", "columns_of"]
@@ -109,11 +112,17 @@ def _single(data: ModelData) -> Iterable[Slot]:
 
 @dataclass(frozen=True)
 class Family:
-    """Columns repeated per slot: each slot's specs in order, the slots ordered by ``order``."""
+    """Columns repeated per slot: each slot's specs in order, the slots ordered by ``order``.
+    ``declared``: columns made from the declared metrics (:func:`_declared_columns`, read on
+    each use, so a metric declared later has its column), placed before ``specs``."""
 
     name: str
     specs: tuple[ColumnSpec, ...]
     slots: Callable[[ModelData], Iterable[Slot]] = _single
+    declared: Callable[[], tuple[ColumnSpec, ...]] | None = None
+
+    def column_specs(self) -> tuple[ColumnSpec, ...]:
+        return (*(self.declared() if self.declared else ()), *self.specs)
 
 
 def fill_cells(data: ModelData) -> dict[str, Cell]:
@@ -121,7 +130,7 @@ def fill_cells(data: ModelData) -> dict[str, Cell]:
     cells: dict[str, Cell] = {}
     for family in FAMILIES:
         for slot in family.slots(data):
-            for spec in family.specs:
+            for spec in family.column_specs():
                 cell = spec.cell(data, slot)
                 if cell is not None:
                     cells[slot.fill(spec.key)] = cell
@@ -137,7 +146,7 @@ def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]])
         if family.slots is _single:
             slots = {"": Slot()}
         for slot in sorted(slots.values(), key=lambda s: s.order):
-            for spec in family.specs:
+            for spec in family.column_specs():
                 key = slot.fill(spec.key)
                 if spec.always or any(key in row for row in cells):
                     out.append(spec.column(slot))
@@ -231,9 +240,31 @@ def _reverse(data: ModelData, slot: Slot) -> Cell:
     return draws_cell(data.reverse[slot.id])
 
 
-def _fidelity(name: str, data: ModelData, slot: Slot) -> Cell:
-    source = data.positions if name in ("prefix_copy_rate", "position_bias") else data.fidelity
-    return Cell(getattr(source, name))
+def _declared_cell(metric: LmMetric, data: ModelData, slot: Slot) -> Cell:
+    """A declared metric over all of the model's answers pooled (``leaderboard="answers"``),
+    or its mean over the model's attribute tasks (``"tasks"``)."""
+    if metric.spec.leaderboard == "answers":
+        return Cell(metric.compute(data.answers))
+    return mean_cell(float(metric.compute(s.summary)) for s in data.counted)
+
+
+def _declared_columns() -> tuple[ColumnSpec, ...]:
+    """One column per lm-eval key of each declared forward metric with a ``leaderboard``
+    pooling (:mod:`coldbias_tasks.core.metric_specs`), in declaration order."""
+    return tuple(
+        ColumnSpec(
+            m.key,
+            m.spec.title(m.similarity),
+            partial(_declared_cell, m),
+            m.spec.direction,
+            description=m.spec.description
+            + (" (all answers pooled)" if m.spec.leaderboard == "answers" else
+               " (mean over the attribute tasks)"),
+            always=True,
+        )
+        for m in lm_metrics().values()
+        if m.spec.leaderboard and not m.is_stderr
+    )  # fmt: skip
 
 
 def _noise_floor(data: ModelData, slot: Slot) -> Cell:
@@ -287,19 +318,21 @@ def _group_slots(data: ModelData) -> Iterable[Slot]:
 
 
 _COMPLETE = "reverse_complete_rate"
-_GAP = "max − min over users of the mean normalized rank (0 = position-blind)"
 
 
 def _reverse_slots(data: ModelData) -> Iterable[Slot]:
+    """A rank-gap column per domain and per attribute group, and the complete-rankings rate
+    (titles and descriptions from the declared reverse metrics)."""
     if not data.model.reverse:
         return
+    gap = metric_spec("reverse_rank_gap")
     for part in data.reverse:
-        key, title = f"{part}_reverse_rank_gap", f"{part.removeprefix('group_')} reverse rank gap"
-        fields = (("key", key), ("title", title), ("arrow", DOWN), ("what", _GAP))
-        yield Slot(part, fields, (part.startswith("group_"), key))
-    complete = (("key", _COMPLETE), ("title", "reverse: complete rankings"), ("arrow", UP))
-    what = ("what", "share of answers ranking every user")
-    yield Slot(_COMPLETE, (*complete, what), (False, _COMPLETE))
+        key, title = f"{part}_{gap.name}", f"{part.removeprefix('group_')} {gap.label}"
+        fields = (("key", key), ("title", title), ("arrow", gap.direction))
+        yield Slot(part, (*fields, ("what", gap.description)), (part.startswith("group_"), key))
+    complete = metric_spec(_COMPLETE)
+    fields = (("key", _COMPLETE), ("title", complete.label), ("arrow", complete.direction))
+    yield Slot(_COMPLETE, (*fields, ("what", complete.description)), (False, _COMPLETE))
 
 
 def _extra_slots(data: ModelData) -> Iterable[Slot]:
@@ -404,18 +437,6 @@ _REVERSE = (
 )  # fmt: skip
 
 _FIDELITY = (
-    *(
-        ColumnSpec(name, title, partial(_fidelity, name), arrow, description=text, always=True)
-        for name, title, arrow, text in (
-            ("exact_k_rate", "exact-k rate", UP, "share of answers with k items"),
-            ("fill_rate", "fill rate", UP, "mean share of the k slots filled"),
-            ("out_of_catalog_rate", "out-of-catalog rate", DOWN, "entries"),
-            ("duplicate_rate", "duplicate rate", DOWN, "entries"),
-            ("prefix_copy_rate", "prefix-copy rate", DOWN, "catalog-order copying"),
-            ("position_bias", "position bias", DOWN,
-             "distance of the mean shown position from position-blind (0 = blind)"),
-        )
-    ),
     ColumnSpec("noise_floor", "IOU noise floor", _noise_floor, always=True,
                description="neutral vs more answers to the same prompt (descriptive: no "
                "direction)"),
@@ -454,7 +475,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("per attribute group", _PER_GROUP, _group_slots),
     Family("placebo", _PLACEBO),
     Family("reverse", _REVERSE, _reverse_slots),
-    Family("fidelity", _FIDELITY),
+    Family("fidelity", _FIDELITY, declared=_declared_columns),
     Family("capability (other harness tasks)", _CAPABILITY, _extra_slots),
     Family("prompt sensitivity", _PROMPT),
     Family("capability (Every Eval Ever records)", _EEE, _eee_slots),

@@ -30,6 +30,7 @@ from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
+from coldbias_tasks.core.metric_specs import ordered, report_values
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
 
 __all__ = [
@@ -266,6 +267,21 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Column order of the groups table after the identifying columns and ``metric``; the
+#: declared similarity metrics (:mod:`coldbias_tasks.core.metric_specs`) fill the columns
+#: their specs name, any further declared metric goes last.
+GROUPS_LAYOUT = (
+    "attribute_excess", "attribute_ci_low", "attribute_ci_high", "attribute_stderr",
+    "attribute_p", "attribute_min_p", "attribute_mde", "attribute_verdict", "n_controls",
+    "disparity", "disparity_stderr", "disparity_p", "disparity_min_p", "disparity_verdict",
+    "mean", "mean_ci_low", "mean_ci_high", "std", "snsr", "snsv", "noise_floor",
+    "noise_floor_std", "noise_floor_pairs", "noise_floor_kind", "cross_repeat_floor", "excess",
+    "excess_ci_low", "excess_ci_high", "group_p", "min_group_p", "group_verdict",
+    "flagged_share", "min_adjusted_p", "underpowered", "alpha", "n_values", "n_repeats",
+    "n_replicates",
+)  # fmt: skip
+
+
 def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     """Per (task, metric): raw divergence (paper-comparable), excess with interval, tests."""
     rows = []
@@ -275,77 +291,62 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
             d_low, d_high = rep.interval(metric, "divergence")
             a_low, a_high = rep.interval(metric, "attribute")
             a, d = ms.attribute, ms.disparity
-            rows.append(
-                {
-                    **ident(rep),
-                    "metric": metric,
-                    "attribute_excess": a.mean,
-                    "attribute_ci_low": a_low,
-                    "attribute_ci_high": a_high,
-                    "attribute_stderr": a.stderr,
-                    "attribute_p": a.p_value,
-                    "attribute_min_p": a.min_p,
-                    "attribute_mde": minimal_detectable(a.stderr, a.n_repeats, ms.alpha),
-                    "attribute_verdict": attribute_verdict(ms),
-                    "n_controls": a.n_controls,
-                    "disparity": d.value,
-                    "disparity_stderr": d.stderr,
-                    "disparity_p": d.p_value,
-                    "disparity_min_p": d.min_p,
-                    "disparity_verdict": disparity_verdict(ms),
-                    "mean": ms.mean,
-                    "mean_ci_low": d_low,
-                    "mean_ci_high": d_high,
-                    "std": ms.std,
-                    "snsr": ms.snsr,
-                    "snsv": ms.snsv,
-                    "noise_floor": ms.noise_floor.mean,
-                    "noise_floor_std": ms.noise_floor.std,
-                    "noise_floor_pairs": ms.noise_floor.n_pairs,
-                    "noise_floor_kind": ms.noise_floor.kind,
-                    "cross_repeat_floor": ms.noise_floor.cross_repeat_mean,
-                    "excess": ms.excess,
-                    "excess_ci_low": low,
-                    "excess_ci_high": high,
-                    "group_p": ms.group_p,
-                    "min_group_p": ms.min_group_p,
-                    "group_verdict": _group_verdict(ms),
-                    "flagged_share": ms.flagged_share,
-                    "min_adjusted_p": ms.min_adjusted_p,
-                    "underpowered": ms.underpowered,
-                    "alpha": ms.alpha,
-                    "n_values": len(ms.values),
-                    "n_repeats": len(rep.summary.repeats),
-                    "n_replicates": rep.summary.n_replicates,
-                }
-            )
+            described = {
+                "attribute_ci_low": a_low,
+                "attribute_ci_high": a_high,
+                "attribute_min_p": a.min_p,
+                "attribute_mde": minimal_detectable(a.stderr, a.n_repeats, ms.alpha),
+                "attribute_verdict": attribute_verdict(ms),
+                "n_controls": a.n_controls,
+                "disparity_min_p": d.min_p,
+                "disparity_verdict": disparity_verdict(ms),
+                "mean_ci_low": d_low,
+                "mean_ci_high": d_high,
+                "std": ms.std,
+                "noise_floor": ms.noise_floor.mean,
+                "noise_floor_std": ms.noise_floor.std,
+                "noise_floor_pairs": ms.noise_floor.n_pairs,
+                "noise_floor_kind": ms.noise_floor.kind,
+                "cross_repeat_floor": ms.noise_floor.cross_repeat_mean,
+                "excess_ci_low": low,
+                "excess_ci_high": high,
+                "min_group_p": ms.min_group_p,
+                "group_verdict": _group_verdict(ms),
+                "min_adjusted_p": ms.min_adjusted_p,
+                "underpowered": ms.underpowered,
+                "alpha": ms.alpha,
+                "n_values": len(ms.values),
+                "n_repeats": len(rep.summary.repeats),
+                "n_replicates": rep.summary.n_replicates,
+            }
+            values = report_values("similarity", ms) | described
+            rows.append({**ident(rep), "metric": metric, **ordered(GROUPS_LAYOUT, values)})
     return pd.DataFrame(rows)
 
 
+#: Column order of the fidelity table after the identifying columns (see :data:`GROUPS_LAYOUT`).
+FIDELITY_LAYOUT = (
+    "n_answers", "exact_k_rate", "fill_rate", "empty_rate", "out_of_catalog_rate",
+    "duplicate_rate", "mean_items", "invalid_pair_rate", "mean_catalog_position",
+    "position_bias", "prefix_copy_rate", "degenerate", "degenerate_reasons",
+)  # fmt: skip
+
+
 def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per task: fidelity and position diagnostics, and the degenerate flag."""
+    """Per task: the declared per-task metrics (fidelity and position diagnostics), answer
+    counts, the mean catalog position and the degenerate flag."""
     rows = []
     for rep in reports:
-        f, p = rep.summary.fidelity, rep.summary.positions
         reasons = rep.degenerate
-        rows.append(
-            {
-                **ident(rep),
-                "n_answers": f.n_answers,
-                "exact_k_rate": f.exact_k_rate,
-                "fill_rate": f.fill_rate,
-                "empty_rate": f.empty_rate,
-                "out_of_catalog_rate": f.out_of_catalog_rate,
-                "duplicate_rate": f.duplicate_rate,
-                "mean_items": f.mean_items,
-                "invalid_pair_rate": rep.summary.invalid_pair_rate,
-                "mean_catalog_position": p.mean_position,
-                "position_bias": p.position_bias,
-                "prefix_copy_rate": p.prefix_copy_rate,
-                "degenerate": bool(reasons),
-                "degenerate_reasons": "; ".join(reasons),
-            }
-        )
+        described = {
+            "n_answers": rep.summary.fidelity.n_answers,
+            "mean_items": rep.summary.fidelity.mean_items,
+            "mean_catalog_position": rep.summary.positions.mean_position,
+            "degenerate": bool(reasons),
+            "degenerate_reasons": "; ".join(reasons),
+        }
+        values = report_values("task", rep.summary) | described
+        rows.append({**ident(rep), **ordered(FIDELITY_LAYOUT, values)})
     return pd.DataFrame(rows)
 
 
@@ -402,7 +403,7 @@ def exposure_between_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                             "value_b": pair.b,
                             "share_a": d.shares[pair.a],
                             "share_b": d.shares[pair.b],
-                            "diff": pair.diff,
+                            "diff": pair.value,
                             "p_value": pair.p_value,
                             "p_adjusted": pair.p_adjusted,
                             "min_p": pair.min_p,

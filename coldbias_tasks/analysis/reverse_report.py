@@ -16,6 +16,7 @@ from coldbias_tasks.analysis.report import TaskReport, category_labels, find_rep
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.metric_specs import ordered, report_values
 from coldbias_tasks.core.quality import reverse_degenerate_reasons
 from coldbias_tasks.core.reverse import ReverseSummary, ranked_first_most, summarize_reverse
 from coldbias_tasks.core.vocabulary import DOMAINS
@@ -96,37 +97,39 @@ def reverse_values_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Column order of the reverse groups table after the identifying columns; the declared
+#: reverse metrics (:mod:`coldbias_tasks.core.metric_specs`) fill the columns their specs name.
+REVERSE_GROUPS_LAYOUT = (
+    "rank_gap", "rank_gap_ci_low", "rank_gap_ci_high", "top1_gap", "exposure_gap", "group_p",
+    "flagged_share", "keep_order_rate", "first_shown_rank", "first_position_bias",
+    "complete_rate", "invalid_rate", "duplicate_rate", "fill_rate", "degenerate",
+    "degenerate_reasons", "n_items", "n_repeats", "n_answers", "n_users",
+)  # fmt: skip
+
+
 def reverse_groups_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
-    """Per reverse task: the gaps with the rank gap's interval, the test, position and
-    fidelity diagnostics."""
+    """Per reverse task: the declared reverse metrics (gaps, test, position and fidelity
+    diagnostics), the rank gap's interval and counts."""
     rows = []
     for rep in reports:
         s = rep.summary
         low, high = rep.interval()
-        rows.append(
-            {
-                **_reverse_ident(rep),
-                "rank_gap": s.rank_gap,
-                "rank_gap_ci_low": low,
-                "rank_gap_ci_high": high,
-                "top1_gap": s.top1_gap,
-                "exposure_gap": s.exposure_gap,
-                "group_p": s.group_p,
-                "flagged_share": s.flagged_share,
-                "keep_order_rate": s.keep_order_rate,
-                "first_shown_rank": s.first_shown_rank,
-                "complete_rate": s.complete_rate,
-                "invalid_rate": s.invalid_rate,
-                "duplicate_rate": s.duplicate_rate,
-                "fill_rate": s.fill_rate,
-                "degenerate": bool(rep.degenerate),
-                "degenerate_reasons": "; ".join(rep.degenerate),
-                "n_items": rep.task.n_items,
-                "n_repeats": rep.task.repeats,
-                "n_answers": s.n_answers,
-                "n_users": s.n_users,
-            }
-        )
+        described = {
+            "rank_gap_ci_low": low,
+            "rank_gap_ci_high": high,
+            "first_shown_rank": s.first_shown_rank,
+            "invalid_rate": s.invalid_rate,
+            "duplicate_rate": s.duplicate_rate,
+            "fill_rate": s.fill_rate,
+            "degenerate": bool(rep.degenerate),
+            "degenerate_reasons": "; ".join(rep.degenerate),
+            "n_items": rep.task.n_items,
+            "n_repeats": rep.task.repeats,
+            "n_answers": s.n_answers,
+            "n_users": s.n_users,
+        }
+        values = report_values("reverse", s) | described
+        rows.append({**_reverse_ident(rep), **ordered(REVERSE_GROUPS_LAYOUT, values)})
     return pd.DataFrame(rows)
 
 

@@ -29,7 +29,7 @@ import hashlib
 import json
 import re
 import subprocess
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,26 +281,28 @@ def choose_seeds(found: Sequence[int], expected: Sequence[int]) -> tuple[list[in
 
 @dataclass
 class ImportSummary:
-    """Counts of one import, all reported. ``answers``: answers written; ``empty``: answers
-    whose parsed list is empty (unparseable: no catalog item found); ``errors``: entries that
-    are not an answer object (error records); ``duplicates``: answers listing an item twice;
-    ``missing``: value entries absent from a file; ``notes``: per file set."""
+    """What one import did, all reported (:meth:`lines`). ``counts``: ``runs`` (folders
+    written), ``answers`` (written), ``empty`` (no catalog item parsed), ``errors`` (entries
+    that are no answer object), ``duplicates`` (answers listing an item twice), ``missing``
+    (value entries absent from a file)."""
 
     commit: str = ""
-    runs: int = 0
-    answers: int = 0
-    empty: int = 0
-    errors: int = 0
-    duplicates: int = 0
-    missing: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     sets: list[dict[str, Any]] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The provenance record: the commit, every count (0 when none), notes, file sets."""
+        names = ("runs", "answers", "empty", "errors", "duplicates", "missing")
+        counts = {k: self.counts[k] for k in names}
+        return {"commit": self.commit, **counts, "notes": self.notes, "sets": self.sets}
+
     def lines(self) -> list[str]:
+        n = self.counts
         head = (
-            f"seed study at commit {self.commit}: {self.runs} run folders, {self.answers} "
-            f"answers; {self.empty} empty (no catalog item parsed), {self.errors} error "
-            f"entries, {self.missing} missing entries, {self.duplicates} answers with a "
+            f"seed study at commit {self.commit}: {n['runs']} run folders, {n['answers']} "
+            f"answers; {n['empty']} empty (no catalog item parsed), {n['errors']} error "
+            f"entries, {n['missing']} missing entries, {n['duplicates']} answers with a "
             "repeated item (counted once)"
         )
         return [head, *(f"  {n}" for n in self.notes)]
@@ -460,12 +462,10 @@ def _task_records(
 
     def take(entry: Any, persona: str, where: str) -> tuple[AnswerRecord, str]:
         record, text, problem = _answer(entry, index, persona, k)
-        summary.answers += 1
-        summary.duplicates += record.n_duplicates > 0
-        if problem == "empty":
-            summary.empty += 1
-        elif problem == "error":
-            summary.errors += 1
+        summary.counts.update(answers=1, duplicates=int(record.n_duplicates > 0))
+        if problem:  # "empty" or "error"
+            summary.counts["errors" if problem == "error" else problem] += 1
+        if problem == "error":
             summary.notes.append(f"{path.name}: {where}: error entry (no recommended_list)")
         return record, text
 
@@ -477,7 +477,7 @@ def _task_records(
         for phrase in phrases:
             entry = block.get(phrase) if isinstance(block, Mapping) else None
             if entry is None:
-                summary.missing += 1
+                summary.counts["missing"] += 1
                 summary.notes.append(f"{path.name}: {group} / {phrase!r}: no answer in the file")
                 continue
             rows.append((*take(entry, f"{group}.{value_id(phrase)}", phrase), phrase))
@@ -524,8 +524,8 @@ def import_seed_study(
             folder = out / where / model / f"seed{seed}"
             _write_run(study, folder, model, where, seed, sets, catalogs, personas,
                        template_sha, provenance, summary)  # fmt: skip
-            summary.runs += 1
-    record = {**provenance, "summary": {k: v for k, v in vars(summary).items()}}
+            summary.counts["runs"] += 1
+    record = {**provenance, "summary": summary.to_dict()}
     (out / "provenance.json").write_text(
         json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
     )
@@ -579,9 +579,8 @@ def _write_run(
                     "doc_id": i, "doc": doc.to_dict(), "target": "", "resps": [[text]],
                     "filtered_resps": [payload], "filter": FILTER_NAME, PAYLOAD_KEY: payload,
                 })  # fmt: skip
-            with (folder / f"samples_{task}_{stamp}.jsonl").open("w", encoding="utf-8") as f:
-                for line in lines:
-                    f.write(json.dumps(line, ensure_ascii=False) + "\n")
+            body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+            (folder / f"samples_{task}_{stamp}.jsonl").write_text(body, encoding="utf-8")
             results["results"][task] = {"alias": task}
             results["versions"][task] = "seed-study-1"
             results["n-samples"][task] = {"original": len(lines), "effective": len(lines)}

@@ -13,6 +13,7 @@ line on stderr and exit code 1.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -48,6 +49,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+#: command → (module, function) of the commands that take their own arguments (imported on
+#: use, so ``coldbias report`` never imports lm-eval or torch)
+_COMMANDS = {
+    "doctor": ("coldbias_tasks.app.doctor", "main"),
+    "demo": ("coldbias_tasks.app.demo", "main"),
+    "report": ("coldbias_tasks.app.commands", "report_command"),
+    "templates": ("coldbias_tasks.app.commands", "templates_command"),
+    "leaderboard": ("coldbias_tasks.app.commands", "leaderboard_command"),
+    "import-seed-study": ("coldbias_tasks.app.commands", "import_seed_study_command"),
+}
+
+
 def _dispatch(command: str, rest: list[str]) -> int:
     if command == "tasks-dir":
         print(tasks_dir())
@@ -60,29 +73,8 @@ def _dispatch(command: str, rest: list[str]) -> int:
             print(f"coldbias eval: {note}", file=sys.stderr)
         run_lm_eval(launch.argv, launch.include_paths)
         return 0
-    if command == "doctor":
-        from coldbias_tasks.app.doctor import main as doctor_main
-
-        return doctor_main(rest)
-    if command == "demo":
-        from coldbias_tasks.app.demo import main as demo_main
-
-        return demo_main(rest)
-    if command == "report":
-        from coldbias_tasks.app.commands import report_command
-
-        return report_command(rest)
-    if command == "templates":
-        from coldbias_tasks.app.commands import templates_command
-
-        return templates_command(rest)
-    if command == "leaderboard":
-        from coldbias_tasks.app.commands import leaderboard_command
-
-        return leaderboard_command(rest)
-    if command == "import-seed-study":
-        from coldbias_tasks.app.commands import import_seed_study_command
-
-        return import_seed_study_command(rest)
+    if command in _COMMANDS:
+        module, function = _COMMANDS[command]
+        return int(getattr(importlib.import_module(module), function)(rest))
     print(f"coldbias: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
     return 2

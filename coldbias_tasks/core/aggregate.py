@@ -62,6 +62,7 @@ __all__ = [
     "arrange",
     "fidelity",
     "noise_floor",
+    "pooled_answers",
     "positions",
     "summarize_group",
     "value_divergences",
@@ -443,6 +444,20 @@ def positions(records: Sequence[AnswerRecord]) -> Positions:
             scaled.append(pos / (r.n_shown - 1))
             in_prefix.append(float(pos < r.k))
     return Positions(_mean(scaled), _mean(in_prefix))
+
+
+def pooled_answers(records: Sequence[AnswerRecord]) -> GroupSummary:
+    """The answer-level part of a summary over answers of many tasks (a model's whole run):
+    fidelity and positions pooled over all answers; nothing that pairs answers (no similarity
+    metrics, ``invalid_pair_rate`` NaN)."""
+    return GroupSummary(
+        metrics={},
+        fidelity=fidelity(records),
+        positions=positions(records),
+        invalid_pair_rate=NAN,
+        personas=tuple(sorted({r.persona_id for r in records})),
+        repeats=tuple(sorted({r.repeat for r in records})),
+    )
 
 
 def summarize_group(

@@ -149,8 +149,10 @@ def _subset_contributions(s_val: Sequence[float], s_ctrl: Sequence[float]) -> li
 
 @dataclass(frozen=True)
 class PairDisparity:
-    """Disparity of two values (``a``, ``b``): B − W restricted to them; exact test over the
-    2^(R−1) relabellings; ``p_adjusted``: Holm over the group's pairs."""
+    """How differently two values (``a``, ``b``) are treated, with its test: ``value`` is the
+    ranking disparity B − W restricted to them (exact test over the 2^(R−1) relabellings), or
+    for exposure (:mod:`.exposure_disparity`) their mean share difference a − b (sign flips);
+    ``p_adjusted``: Holm over the pairs; ``flagged``: ``p_adjusted`` ≤ α."""
 
     a: str
     b: str

@@ -10,39 +10,26 @@ value gave a non-empty answer are used.
   alike; exact up to 2^18 labellings, else 20,000 seeded draws); ``spread`` = max − min of the
   values' mean shares (share units, in [0, 1]).
 - Pairs: d_r = S[r, a] − S[r, b]; two-sided sign-flip test over the 2^R flips (exact up to
-  2^18, smallest p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; ``diff`` = mean
-  of d_r.
+  2^18, smallest p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; the pair's
+  ``value`` = mean of d_r (a :class:`~coldbias_tasks.core.attribute.PairDisparity`).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from coldbias_tasks.core.aggregate import arrange
-from coldbias_tasks.core.attribute import label_permutations
+from coldbias_tasks.core.attribute import PairDisparity, label_permutations
 from coldbias_tasks.core.exposure import category_shares
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
+from coldbias_tasks.core.vocabulary import ALPHA
 
-__all__ = ["ShareDisparity", "SharePair", "share_disparity"]
-
-NAN = float("nan")
-
-
-@dataclass(frozen=True)
-class SharePair:
-    """Two values' share difference in one category (``diff`` = mean over repeats of a − b)."""
-
-    a: str
-    b: str
-    diff: float
-    p_value: float
-    min_p: float
-    p_adjusted: float = NAN
+__all__ = ["ShareDisparity", "share_disparity"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +42,8 @@ class ShareDisparity:
     p_value: float
     min_p: float
     n_repeats: int
-    pairs: tuple[SharePair, ...] = ()
+    #: per pair of values: ``value`` = mean over repeats of the share difference a − b
+    pairs: tuple[PairDisparity, ...] = ()
 
 
 def _sign_flip(d: np.ndarray) -> tuple[float, float]:
@@ -70,9 +58,11 @@ def share_disparity(
     records: Iterable[AnswerRecord],
     categories: Mapping[int, Iterable[str]],
     seed: int = 37,
+    alpha: float = ALPHA,
 ) -> list[ShareDisparity]:
     """:class:`ShareDisparity` per category of one field (``categories``: catalog id →
-    labels); empty with fewer than two values or two complete repeats."""
+    labels); a pair is ``flagged`` at Holm-adjusted p ≤ ``alpha``; empty with fewer than two
+    values or two complete repeats."""
     table = arrange(records)
     personas = sorted(table.values)
     if len(personas) < 2:
@@ -104,7 +94,7 @@ def share_disparity(
         for i, j in itertools.combinations(range(len(personas)), 2):
             p, pmin = _sign_flip(s[:, i, c] - s[:, j, c])
             diff = float(np.mean(s[:, i, c] - s[:, j, c]))
-            pairs.append(SharePair(personas[i], personas[j], diff, p, pmin))
+            pairs.append(PairDisparity(personas[i], personas[j], diff, p, pmin))
         adjusted = holm([pr.p_value for pr in pairs])
         value_means = s[:, :, c].mean(axis=0)
         out.append(
@@ -116,8 +106,7 @@ def share_disparity(
                 min_p=1.0 / stats.size,
                 n_repeats=len(repeats),
                 pairs=tuple(
-                    SharePair(pr.a, pr.b, pr.diff, pr.p_value, pr.min_p, q)
-                    for pr, q in zip(pairs, adjusted)
+                    replace(pr, p_adjusted=q, flagged=q <= alpha) for pr, q in zip(pairs, adjusted)
                 ),
             )
         )

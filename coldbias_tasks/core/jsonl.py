@@ -9,7 +9,7 @@ from typing import Any
 
 from coldbias_tasks.core.errors import ColdbiasError
 
-__all__ = ["DATA_LIMIT", "SIZE_LIMIT", "read_jsonl_objects", "read_text"]
+__all__ = ["DATA_LIMIT", "SIZE_LIMIT", "json_object", "read_jsonl_objects", "read_text"]
 
 #: Largest input file read (bytes): lm-eval samples (13.6 MB for a big run).
 SIZE_LIMIT = 1 << 30
@@ -40,6 +40,19 @@ def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -
         raise error(f"{path}: cannot be read ({err.strerror}).") from err
 
 
+def json_object(text: str, error: type[ColdbiasError], where: str, fix: str) -> dict[str, Any]:
+    """``text`` as one JSON object. Malformed JSON raises ``error`` as "``where``: malformed
+    JSON (reason, column c); ``fix``", another JSON value as "``where``: not a JSON object;
+    ``fix``"."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}: malformed JSON ({err.msg}, column {err.colno}); {fix}") from err
+    if not isinstance(value, dict):
+        raise error(f"{where}: not a JSON object; {fix}")
+    return value
+
+
 def read_jsonl_objects(
     path: Path, error: type[ColdbiasError], fix: str, limit: int = SIZE_LIMIT
 ) -> list[tuple[int, dict[str, Any]]]:
@@ -47,17 +60,9 @@ def read_jsonl_objects(
     bytes. A line that is not JSON, or not a JSON object, raises ``error`` naming the file and
     line, followed by ``fix``.
     """
-    out: list[tuple[int, dict[str, Any]]] = []
-    for line_no, line in enumerate(read_text(path, error, limit).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise error(
-                f"{path}, line {line_no}: malformed JSON ({err.msg}, column {err.colno}); {fix}"
-            ) from err
-        if not isinstance(value, dict):
-            raise error(f"{path}, line {line_no}: expected one JSON object per line; {fix}")
-        out.append((line_no, value))
-    return out
+    lines = enumerate(read_text(path, error, limit).splitlines(), start=1)
+    return [
+        (n, json_object(line, error, f"{path}, line {n}", f"one JSON object per line; {fix}"))
+        for n, line in lines
+        if line.strip()
+    ]

@@ -68,6 +68,22 @@ def _doc_fields(cls: type, doc: Any, what: str) -> dict[str, Any]:
     return {f.name: doc[f.name] for f in fields(cls) if f.name in doc}
 
 
+def _read_doc(cls: type, doc: Any, what: str, ints: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`_doc_fields` with the ``ints`` fields and ``alpha`` checked and converted."""
+    values = _doc_fields(cls, doc, what)
+    for name in ints:
+        values[name] = _int(values[name], name)
+    if "alpha" in values:
+        values["alpha"] = _alpha(values["alpha"])
+    return values
+
+
+def _json_safe(record: Any) -> dict[str, Any]:
+    """A document's fields in declared order, tuples as lists (what lm-eval stores)."""
+    out = {f.name: getattr(record, f.name) for f in fields(record)}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+
+
 @dataclass(frozen=True)
 class TaskDoc:
     """One document of a coldbias task: who asks (persona), which repeat, what was shown.
@@ -103,24 +119,18 @@ class TaskDoc:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["shown_ids"] = list(self.shown_ids)
-        return out
+        return _json_safe(self)
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> TaskDoc:
         """Read a stored document; extra keys are ignored, missing or mistyped ones raise."""
-        values = _doc_fields(cls, doc, "task document")
-        for name in ("repeat", "k", "seed"):
-            values[name] = _int(values[name], name)
+        values = _read_doc(cls, doc, "task document", ("repeat", "k", "seed"))
         values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
         for name in ("persona_id", "attribute_group", "user", "domain", "variant", "order"):
             if not isinstance(values[name], str):
                 raise RecordError(f"field {name!r} must be text, got {values[name]!r}")
         for name in ("catalog", "catalog_sha256", "template_sha256", "coldbias_version"):
             values[name] = str(values[name])
-        if "alpha" in values:
-            values["alpha"] = _alpha(values["alpha"])
         if "control_task" in values:
             values["control_task"] = bool(values["control_task"])
         return cls(**values)
@@ -225,22 +235,17 @@ class ReverseDoc:
     language: str = "en"
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["candidates"], out["phrases"] = list(self.candidates), list(self.phrases)
-        out["kind"] = "reverse"
-        return out
+        """The JSON-safe dict lm-eval stores, marked ``kind: reverse``."""
+        return _json_safe(self) | {"kind": "reverse"}
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> ReverseDoc:
-        values = _doc_fields(cls, doc, "reverse document")
-        for name in ("item_id", "repeat", "seed"):
-            values[name] = _int(values[name], name)
+        """Read a stored reverse document (as :meth:`TaskDoc.from_dict`)."""
+        values = _read_doc(cls, doc, "reverse document", ("item_id", "repeat", "seed"))
         values["candidates"] = _strs(values["candidates"], "candidates")
         values["phrases"] = _strs(values["phrases"], "phrases")
         if len(values["candidates"]) != len(values["phrases"]) or len(values["candidates"]) < 2:
             raise RecordError("a reverse document needs ≥ 2 candidates, each with a phrase")
-        if "alpha" in values:
-            values["alpha"] = _alpha(values["alpha"])
         return cls(**values)
 
 

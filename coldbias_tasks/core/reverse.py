@@ -74,6 +74,12 @@ class ReverseSummary:
     #: mean share of the shown users an answer ranks (the forward fill rate's analogue)
     fill_rate: float = NAN
 
+    @property
+    def first_position_bias(self) -> float:
+        """|first_shown_rank − 0.5| / 0.5 in [0, 1]: 0 position-blind, 1 the user shown first
+        always ranked first or always last."""
+        return abs(self.first_shown_rank - 0.5) / 0.5
+
 
 def _matrices(records: Sequence[UserRankRecord], users: Sequence[str]) -> tuple[np.ndarray, ...]:
     """(ranks by position (N, m), position of each user (N, m)) with users in ``users`` order."""

@@ -1,0 +1,325 @@
+"""Every lm-eval metric of coldbias, declared once.
+
+A :class:`MetricSpec` says what a metric is called, which way is better, its range, the
+function computing it from a task's summary (and its standard error, if it has one), how groups
+combine it, its label and description, and where the report and the leaderboard show it. The
+lm-eval aggregations and task YAMLs (:mod:`coldbias_tasks.lmeval.harness`, ``taskgen``), the
+report tables, the leaderboard columns, the task card's metric table and the Every Eval Ever
+directions (docs/eee.md) all read :func:`declared`.
+
+Adding a metric: compute it (a field or annotated property of
+:class:`~coldbias_tasks.core.aggregate.GroupSummary`,
+:class:`~coldbias_tasks.core.aggregate.MetricSummary` or
+:class:`~coldbias_tasks.core.reverse.ReverseSummary`), then one entry in ``data/metrics.yaml``
+(its header lists the keys; checked on import: a path that is no number of the summary is an
+error) and ``python -m coldbias_tasks.lmeval.taskgen``. Code outside the package (a plugin, a
+test) calls :func:`declare` with any function of the summary instead.
+``tests/test_metric_specs.py`` adds a toy metric that way and finds it in lm-eval's results,
+the report CSV and the leaderboard.
+
+Scopes: ``"similarity"`` metrics are computed per similarity m ∈ {iou, serp, prag} from the
+task's ``MetricSummary`` (lm-eval keys ``{m}_{name}``; the report's ``groups`` table, one row
+per m); ``"task"`` metrics from the ``GroupSummary`` (key ``name``; the ``fidelity`` table);
+``"reverse"`` metrics from a reverse task's ``ReverseSummary`` (the ``reverse_groups`` table).
+Only directed quantities are metrics (lm-eval's ``higher_is_better``, docs/measurement.md §6):
+noise floors, spreads and the mean catalog position are report and leaderboard columns only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, Literal, get_type_hints
+
+from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.resources import data_dir
+from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
+from coldbias_tasks.core.yamlio import load_yaml
+
+__all__ = [
+    "LmMetric",
+    "MetricSpec",
+    "declare",
+    "declared",
+    "lm_metrics",
+    "load_declarations",
+    "metric_spec",
+    "ordered",
+    "report_values",
+    "withdraw",
+]
+
+Scope = Literal["similarity", "task", "reverse"]
+Kind = Literal["estimate", "p"]
+#: How the leaderboard shows a metric: not at all, over all of a model's answers pooled (rates
+#: over answers or list entries), or as the mean over its attribute tasks.
+Pooling = Literal["", "answers", "tasks"]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric (see the module docstring).
+
+    ``value``: the per-task function (its argument is set by ``scope``); NaN when undefined
+    (e.g. no replicates). ``stderr``: its standard error, lm-eval key ``{key}_stderr`` (NaN →
+    lm-eval's "N/A"). ``range``: (low, high) in the metric's units; a ``"p"`` kind excludes 0.
+    ``label``: short title (``{M}`` → IOU/SERP/PRAG); ``description``: what it means, units and
+    edge cases, one or two sentences. ``controls``: also computed for a control group's own
+    tasks (the placebo). ``column``/``stderr_column``: the report column (default ``name``).
+    ``leaderboard``: see :data:`Pooling`.
+    """
+
+    name: str
+    value: Callable[[Any], float]
+    higher_is_better: bool
+    range: tuple[float, float]
+    label: str
+    description: str
+    scope: Scope = "task"
+    kind: Kind = "estimate"
+    stderr: Callable[[Any], float] | None = None
+    controls: bool = True
+    column: str = ""
+    stderr_column: str = ""
+    leaderboard: Pooling = ""
+
+    @property
+    def averaged(self) -> bool:
+        """Whether an lm-eval group averages it over its tasks: not p-values (a mean of
+        p-values is no p-value); standard errors are never averaged (lm-eval pools the tasks'
+        own under ``X_stderr``)."""
+        return self.kind != "p"
+
+    @property
+    def report_column(self) -> str:
+        return self.column or self.name
+
+    @property
+    def direction(self) -> str:
+        return "↑" if self.higher_is_better else "↓"
+
+    @property
+    def range_text(self) -> str:
+        low, high = (_number(x) for x in self.range)
+        return f"{'(' if self.kind == 'p' else '['}{low}, {high}]"
+
+    def lm_keys(self) -> tuple[str, ...]:
+        """Its lm-eval metric keys without the stderr keys: ``{m}_{name}`` per similarity, or
+        ``name``."""
+        if self.scope == "similarity":
+            return tuple(f"{m}_{self.name}" for m in SIMILARITY_NAMES)
+        return (self.name,)
+
+    def title(self, similarity: str = "") -> str:
+        return self.label.replace("{M}", similarity.upper())
+
+
+def _number(x: float) -> str:
+    return "−1" if x == -1 else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class LmMetric:
+    """One lm-eval metric key: its spec, the similarity it is computed for ("" unless the
+    scope is ``"similarity"``) and whether it is the spec's standard error."""
+
+    key: str
+    spec: MetricSpec
+    similarity: str = ""
+    is_stderr: bool = False
+
+    @property
+    def higher_is_better(self) -> bool:
+        """A standard error has no direction of its own; lm-eval wants one: the metric's."""
+        return self.spec.higher_is_better
+
+    @property
+    def averaged(self) -> bool:
+        return self.spec.averaged and not self.is_stderr
+
+    def compute(self, summary: Any) -> float | str:
+        """The number from a task's summary (a ``GroupSummary`` or ``ReverseSummary``); a
+        missing standard error is lm-eval's "N/A"."""
+        part = summary.metrics[self.similarity] if self.similarity else summary
+        fn = self.spec.stderr if self.is_stderr else self.spec.value
+        assert fn is not None
+        value = float(fn(part))
+        return "N/A" if self.is_stderr and math.isnan(value) else value
+
+
+_DECLARED: dict[str, MetricSpec] = {}
+
+
+def declare(spec: MetricSpec) -> MetricSpec:
+    """Add ``spec`` to the declared metrics (after the others); returns it. A name declared
+    twice, a reverse metric not named ``reverse_*`` or a leaderboard pooling its scope cannot
+    have raises ValueError."""
+    if spec.name in _DECLARED:
+        raise ValueError(f"metric {spec.name!r} is declared twice; give the new one its own name")
+    if spec.scope == "reverse" and not spec.name.startswith("reverse_"):
+        raise ValueError(f"reverse metric {spec.name!r} must start with 'reverse_'")
+    if spec.leaderboard and spec.scope == "reverse":
+        raise ValueError(f"{spec.name}: reverse metrics have their leaderboard columns already")
+    if spec.leaderboard == "answers" and spec.scope != "task":
+        raise ValueError(
+            f"{spec.name}: only a per-task metric of the answers (fidelity, positions) pools "
+            'over all answers; use leaderboard="tasks"'
+        )
+    _DECLARED[spec.name] = spec
+    return spec
+
+
+def withdraw(name: str) -> None:
+    """Remove a declared metric (a plugin's or a test's); unknown names are ignored."""
+    _DECLARED.pop(name, None)
+
+
+def declared(scope: Scope | None = None) -> tuple[MetricSpec, ...]:
+    """The declared metrics of ``scope`` (all without), in declaration order."""
+    return tuple(s for s in _DECLARED.values() if scope is None or s.scope == scope)
+
+
+def metric_spec(name: str) -> MetricSpec:
+    """The declared metric ``name`` (KeyError naming the declared ones if there is none)."""
+    spec = _DECLARED.get(name)
+    if spec is None:
+        raise KeyError(f"no metric {name!r} is declared; declared: {', '.join(_DECLARED)}")
+    return spec
+
+
+def lm_metrics(reverse: bool = False, control: bool = False) -> dict[str, LmMetric]:
+    """lm-eval key → :class:`LmMetric`, in the order of the task YAMLs' ``metric_list``: the
+    forward metrics (a control group's tasks: those with ``controls``), or the reverse ones.
+    ``X_stderr`` follows ``X``: lm-eval writes "N/A" under ``X_stderr,<filter>`` when it
+    processes ``X``; the metric ``X_stderr``, processed next, writes the real one there."""
+    out: dict[str, LmMetric] = {}
+    for spec in _DECLARED.values():
+        if (spec.scope == "reverse") != reverse or (control and not spec.controls):
+            continue
+        sims = SIMILARITY_NAMES if spec.scope == "similarity" else ("",)
+        for sim, key in zip(sims, spec.lm_keys()):
+            out[key] = LmMetric(key, spec, sim)
+            if spec.stderr is not None:
+                out[f"{key}_stderr"] = LmMetric(f"{key}_stderr", spec, sim, is_stderr=True)
+    return out
+
+
+def report_values(scope: Scope, part: Any) -> dict[str, float]:
+    """Report column → value of every declared metric of ``scope`` (and its standard error,
+    column ``stderr_column`` or ``<column>_stderr``) from ``part``: a task's ``MetricSummary``
+    for ``"similarity"``, its ``GroupSummary`` for ``"task"``, ``ReverseSummary`` for
+    ``"reverse"``."""
+    out: dict[str, float] = {}
+    for spec in declared(scope):
+        out[spec.report_column] = float(spec.value(part))
+        if spec.stderr is not None:
+            out[spec.stderr_column or f"{spec.report_column}_stderr"] = float(spec.stderr(part))
+    return out
+
+
+def ordered(layout: tuple[str, ...], values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the keys named in ``layout`` first, in its order, then the others in
+    their own order (metrics declared without a place in the layout go last)."""
+    return {k: values[k] for k in layout if k in values} | {
+        k: v for k, v in values.items() if k not in layout
+    }
+
+
+# --- the declarations: data/metrics.yaml ---------------------------------------------------------
+
+_REQUIRED = ("name", "value", "higher_is_better", "range", "label", "description")
+_OPTIONAL = ("scope", "stderr", "kind", "controls", "column", "stderr_column", "leaderboard")
+_CHOICES = {
+    "scope": ("similarity", "task", "reverse"),
+    "kind": ("estimate", "p"),
+    "leaderboard": ("answers", "tasks"),
+}
+
+
+def _summary_type(scope: str) -> type:
+    from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary
+    from coldbias_tasks.core.reverse import ReverseSummary
+
+    return {"similarity": MetricSummary, "task": GroupSummary, "reverse": ReverseSummary}[scope]
+
+
+def _path_type(cls: type, path: str) -> Any:
+    """The annotated type at attribute ``path`` of ``cls`` (dataclass fields and annotated
+    properties); None where the path does not exist."""
+    for part in path.split("."):
+        attr = getattr(cls, part, None)
+        if isinstance(attr, property) and attr.fget is not None:
+            cls = get_type_hints(attr.fget).get("return")
+        else:
+            cls = get_type_hints(cls).get(part) if isinstance(cls, type) else None
+        if cls is None:
+            return None
+    return cls
+
+
+def _spec_of(entry: Any, where: str) -> MetricSpec:
+    """One entry of the declarations file as a :class:`MetricSpec`; a wrong entry raises
+    SettingsError naming it and the fix."""
+    if not isinstance(entry, dict):
+        raise SettingsError(f"{where}: each entry must be a mapping of the keys {_REQUIRED}")
+    missing = [k for k in _REQUIRED if k not in entry]
+    unknown = [k for k in entry if k not in _REQUIRED + _OPTIONAL]
+    if missing or unknown:
+        raise SettingsError(
+            f"{where}: missing keys {missing}, unknown keys {unknown}; the keys are "
+            f"{_REQUIRED + _OPTIONAL} (see the file's header)"
+        )
+    for key, choices in _CHOICES.items():
+        if key in entry and entry[key] not in choices:
+            raise SettingsError(f"{where}: {key} {entry[key]!r} is not one of {choices}")
+    low_high = entry["range"]
+    if not (
+        isinstance(low_high, list)
+        and len(low_high) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in low_high)
+        and low_high[0] < low_high[1]
+    ):
+        raise SettingsError(f"{where}: range must be [low, high] with low < high, got {low_high}")
+    if not isinstance(entry["higher_is_better"], bool):
+        raise SettingsError(f"{where}: higher_is_better must be true or false")
+    scope = entry.get("scope", "task")
+    for key in ("value", "stderr"):
+        if key in entry and _path_type(_summary_type(scope), str(entry[key])) not in (float, int):
+            raise SettingsError(
+                f"{where}: {key} {entry[key]!r} is no number of "
+                f"{_summary_type(scope).__name__} (a field or annotated property path)"
+            )
+    return MetricSpec(
+        name=str(entry["name"]),
+        value=attrgetter(entry["value"]),
+        higher_is_better=entry["higher_is_better"],
+        range=(float(low_high[0]), float(low_high[1])),
+        label=str(entry["label"]),
+        description=" ".join(str(entry["description"]).split()),
+        scope=scope,
+        kind=entry.get("kind", "estimate"),
+        stderr=attrgetter(entry["stderr"]) if "stderr" in entry else None,
+        controls=bool(entry.get("controls", True)),
+        column=str(entry.get("column", "")),
+        stderr_column=str(entry.get("stderr_column", "")),
+        leaderboard=entry.get("leaderboard", ""),
+    )
+
+
+def load_declarations(path: Path | None = None) -> list[MetricSpec]:
+    """The metrics declared in ``path`` (default: the package's ``data/metrics.yaml``)."""
+    path = path or data_dir() / "metrics.yaml"
+    entries = load_yaml(path, SettingsError)
+    if not isinstance(entries, list):
+        raise SettingsError(f"{path}: expected a list of metric entries")
+    return [_spec_of(e, f"{path}, entry {i + 1}") for i, e in enumerate(entries)]
+
+
+for _spec in load_declarations():
+    try:
+        declare(_spec)
+    except ValueError as _err:
+        raise SettingsError(f"{data_dir() / 'metrics.yaml'}: {_err}") from None

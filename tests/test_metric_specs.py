@@ -1,0 +1,189 @@
+"""One declaration per metric (:mod:`coldbias_tasks.core.metric_specs`): golden cases of the
+declarations, and a toy metric declared once and found in lm-eval's results, the report CSV,
+the leaderboard, the task YAMLs and the metric tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from operator import attrgetter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.metric_specs import (
+    MetricSpec,
+    declare,
+    declared,
+    lm_metrics,
+    metric_spec,
+    ordered,
+    withdraw,
+)
+from coldbias_tasks.core.vocabulary import FILTER_NAME, SIMILARITY_NAMES
+from coldbias_tasks.lmeval import harness, taskgen
+from tests.synthetic import SyntheticRecommender, run_synthetic
+
+TOY = "toy_half_items"
+
+
+def _toy_value(summary: object) -> float:
+    """Half the mean number of valid items per answer: a number no other metric reports."""
+    return summary.fidelity.mean_items / 2  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def toy() -> Iterator[MetricSpec]:
+    spec = declare(
+        MetricSpec(TOY, _toy_value, True, (0.0, 250.0), "toy half items",
+                   "half the mean number of valid items per answer (a test's toy metric)",
+                   leaderboard="tasks")
+    )  # fmt: skip
+    yield spec
+    withdraw(TOY)
+
+
+def test_a_metric_declared_once_reaches_lm_eval_the_report_and_the_leaderboard(
+    toy: MetricSpec, tmp_path: Path
+) -> None:
+    """The one declaration above (no other edit) gives the toy metric its lm-eval aggregation
+    and YAML entry, its value in lm-eval's results, a report column, a leaderboard column and
+    rows in the metric tables; every number the same."""
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.app.commands import build_report, write_leaderboard
+
+    tasks = tmp_path / "tasks"
+    assert taskgen.main(["--out", str(tasks)]) == 0
+    template = (tasks / "_coldbias_template_yaml").read_text(encoding="utf-8")
+    assert f"metric: {TOY}\n    aggregation: !function coldbias_tasks.lmeval.harness.agg_{TOY}\n" \
+        "    higher_is_better: true" in template  # fmt: skip
+    assert f"metric: {TOY}\n" in (tasks / "groups" / "coldbias_movie.yaml").read_text()
+
+    run = tmp_path / "run"
+    metadata = {"coldbias_n_items": 30, "coldbias_k": 4, "coldbias_repeats": 2, "coldbias_seed": 5}
+    skewed = SyntheticRecommender(seed=2, effect={"gender.girl": lambda i: 3.0 if i % 2 else 1.0})
+    results = run_synthetic(skewed, ["coldbias_movie_gender"], metadata, run, include_path=tasks)
+    value = results["results"]["coldbias_movie_gender"][f"{TOY},{FILTER_NAME}"]
+    assert value == pytest.approx(2.0)  # every synthetic answer lists k = 4 shown titles
+
+    build_report(run, tmp_path / "report")
+    fidelity = pd.read_csv(tmp_path / "report" / "fidelity.csv")
+    assert fidelity[TOY].tolist() == [pytest.approx(value)]
+    assert list(fidelity.columns)[-1] == TOY  # declared after the layout: last
+
+    write_leaderboard(build_leaderboard([run], resamples=50), tmp_path / "lb")
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert wide[f"{TOY} ↑"].tolist() == [pytest.approx(value)]
+    assert "toy half items ↑" in (tmp_path / "lb" / "leaderboard.md").read_text()
+
+    assert f"| `{TOY}` | ↑ | [0, 250] | half the mean number" in taskgen.metric_table()
+    assert f"| `{TOY}` | true | false |" in taskgen.eee_directions_table()
+
+
+def test_a_withdrawn_metric_is_gone_everywhere(toy: MetricSpec) -> None:
+    assert TOY in lm_metrics() and TOY in harness.METRICS
+    withdraw(TOY)
+    assert TOY not in lm_metrics() and TOY not in harness.METRICS
+    with pytest.raises(AttributeError, match=f"agg_{TOY}"):
+        getattr(harness, f"agg_{TOY}")
+    with pytest.raises(KeyError, match="no metric"):
+        metric_spec(TOY)
+    declare(toy)  # the fixture withdraws it again
+
+
+def test_declarations_refuse_what_cannot_be_shown() -> None:
+    spec = metric_spec("excess")
+    with pytest.raises(ValueError, match="declared twice"):
+        declare(spec)
+    with pytest.raises(ValueError, match="must start with 'reverse_'"):
+        declare(MetricSpec("gap", attrgetter("rank_gap"), False, (0, 1), "gap", "", "reverse"))
+    with pytest.raises(ValueError, match="pools over all answers"):
+        declare(MetricSpec("x", attrgetter("mean"), False, (0, 1), "x", "", "similarity",
+                           leaderboard="answers"))  # fmt: skip
+    assert "gap" not in lm_metrics(reverse=True) and "iou_x" not in lm_metrics()
+
+
+def test_lm_metric_keys_order_and_directions() -> None:
+    """Per-similarity metrics expand to {m}_{name}; X_stderr right after X; p-values point up,
+    lie in (0, 1] and are not averaged by groups; control tasks lack the attribute metrics."""
+    keys = list(lm_metrics())
+    for m in SIMILARITY_NAMES:
+        i = keys.index(f"{m}_attribute_excess")
+        assert keys[i + 1] == f"{m}_attribute_excess_stderr"
+    for spec in declared():
+        if spec.kind == "p":
+            assert spec.higher_is_better and spec.range == (0.0, 1.0) and not spec.averaged
+            assert spec.range_text == "(0, 1]"
+    control = lm_metrics(control=True)
+    assert not any("_attribute_" in k for k in control)
+    assert set(control) == {k for k, m in lm_metrics().items() if m.spec.controls}
+    assert not any(m.averaged for k, m in lm_metrics().items() if k.endswith("_stderr"))
+    assert set(lm_metrics(reverse=True)) == {s.name for s in declared("reverse")}
+
+
+def test_lm_metric_computes_from_the_summary_and_says_n_a_for_no_stderr() -> None:
+    """With a single repeat there is no standard error: lm-eval's "N/A", not NaN."""
+    from tests.test_aggregate import rec  # a forward answer record
+
+    records = [rec("neutral", 0, [1, 2, 3], k=3), rec("gender.girl", 0, [1, 2, 4], k=3)]
+    summary = summarize_group(records)
+    metrics = lm_metrics()
+    assert metrics["iou_divergence"].compute(summary) == pytest.approx(0.5)
+    assert metrics["exact_k_rate"].compute(summary) == pytest.approx(1.0)
+    assert metrics["iou_disparity_stderr"].compute(summary) == "N/A"
+    assert math.isnan(float(metrics["iou_disparity"].compute(summary)))
+
+
+def test_ordered_puts_the_layout_first_and_new_columns_last() -> None:
+    assert list(ordered(("b", "a", "z"), {"a": 1, "new": 2, "b": 3})) == ["b", "a", "new"]
+
+
+def test_metric_tables_are_current() -> None:
+    """tasks/README.md and docs/eee.md hold the tables taskgen writes from the declarations."""
+    for path, text in taskgen.card_files().items():
+        current = path.read_text(encoding="utf-8")
+        assert current == text, f"{path} stale: run python -m coldbias_tasks.lmeval.taskgen"
+    assert taskgen.metric_table().count("\n") == len(declared()) + 2
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("value: fidelity.mean_itmes", "no number of GroupSummary"),
+        ("value: fidelity", "no number of GroupSummary"),
+        ("value: fidelity.exact_k_rate\n  colour: red", "unknown keys \\['colour'\\]"),
+        ("value: fidelity.exact_k_rate\n  range: [1, 0]", "low < high"),
+        ("value: fidelity.exact_k_rate\n  scope: items", "scope 'items' is not one of"),
+    ],
+)
+def test_a_wrong_declaration_names_the_entry_and_the_problem(
+    tmp_path: Path, entry: str, message: str
+) -> None:
+    """data/metrics.yaml is checked on import: a typo in an attribute path is an error, not a
+    metric that is NaN everywhere."""
+    from coldbias_tasks.core.errors import SettingsError
+    from coldbias_tasks.core.metric_specs import load_declarations
+
+    text = (
+        "- name: ok_rate\n  value: fidelity.fill_rate\n  higher_is_better: true\n"
+        "  range: [0, 1]\n  label: ok\n  description: fine\n"
+        f"- name: bad\n  higher_is_better: true\n  label: bad\n  description: bad\n  {entry}\n"
+    )
+    if "range:" not in entry:
+        text += "  range: [0, 1]\n"
+    path = tmp_path / "metrics.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SettingsError, match=f"entry 2: .*{message}"):
+        load_declarations(path)
+
+
+def test_the_package_declarations_read_numbers_of_their_summaries() -> None:
+    """Properties count when annotated (position_bias, first_position_bias): every path
+    resolves to a number."""
+    from coldbias_tasks.core.metric_specs import load_declarations
+
+    specs = load_declarations()
+    assert [s.name for s in specs] == [s.name for s in declared()]
+    assert metric_spec("position_bias").value.__class__ is attrgetter
