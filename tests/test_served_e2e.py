@@ -14,9 +14,9 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from coldbias_tasks.analysis.intervals import metric_series, t_interval
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import offline_env
 from coldbias_tasks.app.serve import free_port, vllm_server
@@ -118,20 +118,36 @@ def test_served_run_keeps_the_noise_floor(served_run: Path, server: str, model_i
     assert serving["prompt_tokens"] == whole
 
 
+def _permutation_p(a: list[float], b: list[float], draws: int = 20_000) -> float:
+    """Two-sided Monte Carlo permutation p of the difference of means of ``a`` and ``b``
+    (exchangeable under the null that both come from one distribution; seeded)."""
+    rng = np.random.default_rng(11)
+    pooled, n = np.asarray(a + b), len(a)
+    observed = abs(np.mean(a) - np.mean(b))
+    perms = np.argsort(rng.random((draws, pooled.size)), axis=1)
+    diffs = np.abs(pooled[perms[:, :n]].mean(axis=1) - pooled[perms[:, n:]].mean(axis=1))
+    return float((1 + np.count_nonzero(diffs >= observed - 1e-12)) / (draws + 1))
+
+
 def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: Path) -> None:
-    """Same model, dtype, prompts (same coldbias seed) and sampling settings: the served and
-    the offline run's per-repeat divergences and floors have overlapping 95 % intervals."""
+    """Same model, dtype, prompts (same coldbias seed) and sampling settings, other sampling
+    seeds: the served and the offline run's divergences B_r(a) (4 values × 3 repeats each) are
+    not distinguishable (permutation test, p ≥ 0.001: a false failure about once in 1,000 runs
+    when both come from one distribution; approximate, as the values of a repeat share its
+    neutral answer), and both keep a noise floor (replicates differ from the neutral answer). With 3 repeats of one replicate the floors' intervals themselves are too
+    wide, or at 1.0 too narrow, to compare (a 0.5B model often shares no item between two
+    answers)."""
     offline = [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(lm_eval_run)]
     a, b = summarize_group(_records(served_run)), summarize_group(offline)
     for metric in ("iou", "serp", "prag"):
-        for kind in ("divergence", "floor"):
-            sa, sb = (
-                (metric_series(x.metrics[metric], "divergence") if kind == "divergence"
-                 else x.metrics[metric].noise_floor.by_repeat)
-                for x in (a, b)
-            )  # fmt: skip
-            (la, ha), (lb, hb) = t_interval(sa), t_interval(sb)
-            assert la <= hb and lb <= ha, (metric, kind, (la, ha), (lb, hb))
+        sa, sb = (
+            [d for v in x.metrics[metric].values for d in v.by_repeat.values()] for x in (a, b)
+        )
+        assert len(sa) == len(sb) == 12, (metric, len(sa), len(sb))
+        p = _permutation_p(sa, sb)
+        assert p >= 0.001, (metric, np.mean(sa), np.mean(sb), p)
+        for x in (a, b):
+            assert x.metrics[metric].noise_floor.mean > 0, (metric, "no noise floor")
 
 
 def test_too_long_prompt_is_refused_before_any_request(

@@ -14,7 +14,12 @@ import pandas as pd
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
 from coldbias_tasks.analysis.report import TaskReport, find_report, ident
 from coldbias_tasks.analysis.summaries import placebo_flag
-from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
+from coldbias_tasks.core.vocabulary import (
+    COMBINATION_JOIN,
+    PLACEBO_GROUP,
+    explicit_group,
+    intersection_parts,
+)
 
 __all__ = ["controls_table", "implicit_table", "intersections_table"]
 
@@ -95,15 +100,16 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
     rows = []
     for rep in reports:
         t = rep.task
-        if "_x_" not in t.group:
+        parents = intersection_parts(t.group)
+        if parents is None:
             continue
-        first, second = t.group.split("_x_", 1)
+        first, second = parents
         singles = [
             find_report(reports, rep.model.label, t.domain, t.variant, g) for g in (first, second)
         ]
         for v in rep.summary.metrics[metric].values:
             combo = v.persona_id.split(".", 1)[1]
-            a, b = combo.split("+", 1)
+            a, b = combo.split(COMBINATION_JOIN, 1)
             combined, c_series = _value_excess(rep, metric, v.persona_id)
             found: list[tuple[float, Series]] = [
                 _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, {})
@@ -132,9 +138,7 @@ def implicit_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.Dat
         t = rep.task
         if t.variant != "implicit":
             continue
-        explicit = find_report(
-            reports, rep.model.label, t.domain, "plain", t.group.removeprefix("implicit_")
-        )
+        explicit = find_report(reports, rep.model.label, t.domain, "plain", explicit_group(t.group))
         row = {
             **ident(rep),
             "metric": metric,

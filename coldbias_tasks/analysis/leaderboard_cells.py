@@ -28,7 +28,7 @@ from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
 from coldbias_tasks.core.aggregate import Fidelity, GroupSummary, Positions, pooled_answers
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
-from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
+from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, intersection_parts
 
 __all__ = ["Cell", "EeeScore", "ModelData", "TaskStats", "model_data"]
 
@@ -56,7 +56,8 @@ def variant_suffix(variant: str) -> str:
 
 def counted(task: TaskData) -> bool:
     """Whether a task counts in its domain's figures (attribute groups, explicit variants)."""
-    return task.group != PLACEBO_GROUP and "_x_" not in task.group and task.variant != "implicit"
+    plain_group = task.group != PLACEBO_GROUP and intersection_parts(task.group) is None
+    return plain_group and task.variant != "implicit"
 
 
 @dataclass

@@ -18,7 +18,12 @@ from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.metric_specs import ordered, report_values
 from coldbias_tasks.core.quality import reverse_degenerate_reasons
-from coldbias_tasks.core.reverse import ReverseSummary, ranked_first_most, summarize_reverse
+from coldbias_tasks.core.reverse import (
+    ReverseSummary,
+    category_ranks,
+    ranked_first_most,
+    summarize_reverse,
+)
 from coldbias_tasks.core.vocabulary import DOMAINS
 
 __all__ = [
@@ -155,22 +160,9 @@ def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
             if name not in catalog.table.columns:
                 continue
             labels = category_labels(name, catalog.categories(name))
-            by_cat: dict[str, list[dict[str, float]]] = {}
-            for r in t.records:
-                for cat in labels.get(r.item_id, []):
-                    by_cat.setdefault(cat, []).append(r.ranks())
-            for cat, answers in sorted(by_cat.items()):
-                m = len(answers[0])
-                users = sorted(answers[0])
-                stats = {
-                    u: (
-                        float(np.mean([(a[u] - 1) / (m - 1) for a in answers])),
-                        float(np.mean([a[u] == 1 for a in answers])),
-                    )
-                    for u in users
-                }
+            for cat, (n_answers, stats) in category_ranks(t.records, labels).items():
                 leader = ranked_first_most(stats)
-                for u in users:
+                for u in stats:
                     rows.append(
                         {
                             **_reverse_ident(rep),
@@ -180,7 +172,7 @@ def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
                             "mean_rank": stats[u][0],
                             "top1_share": stats[u][1],
                             "ranked_first_most": u == leader,
-                            "n_answers": len(answers),
+                            "n_answers": n_answers,
                         }
                     )
     return pd.DataFrame(rows)

@@ -27,6 +27,7 @@ from coldbias_tasks.core.vocabulary import (
     PAYLOAD_KEY,
     REVERSE_PAYLOAD_KEY,
     control_id,
+    explicit_group,
     is_reverse_task,
 )
 
@@ -209,7 +210,7 @@ def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) ->
     version = (((results.get("configs") or {}).get(task) or {}).get("metadata") or {}).get(
         "version"
     )
-    group = docs[0].attribute_group.removeprefix("implicit_")
+    group = explicit_group(docs[0].attribute_group)
     try:
         config = load_personas(settings.personas)
         personas = config.group(group, settings.replicates, docs[0].variant)

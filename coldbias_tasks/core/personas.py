@@ -27,16 +27,19 @@ from typing import Any
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import (
+    COMBINATION_JOIN,
     DOMAINS,
+    IMPLICIT_PREFIX,
+    INTERSECTION_JOIN,
     NEUTRAL_ID,
     VARIANTS,
+    intersection_name,
     is_replicate_id,
     replicate_id,
 )
 from coldbias_tasks.core.yamlio import load_yaml
 
 __all__ = [
-    "IMPLICIT_PREFIX",
     "PERSONAS_SCHEMA",
     "Group",
     "Language",
@@ -51,7 +54,6 @@ __all__ = [
 #: The ``version:`` a persona file declares (the layout this code reads).
 PERSONAS_SCHEMA = 2
 #: Group name prefix of implicit (first-name) groups: ``implicit_gender``.
-IMPLICIT_PREFIX = "implicit_"
 _TOP_KEYS = ("version", "groups", "intersections", "context")
 #: A value id: letters, digits, "_" or "-" ("+" joins intersections, "." group and value).
 _VALUE_ID = re.compile(r"[\w-]+")
@@ -224,8 +226,9 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
     for name, spec in _mapping(path, raw.get("groups"), "groups").items():
         if not isinstance(name, str) or not name.isidentifier() or name == "neutral":
             raise _fail(path, f"group name {name!r} must be an identifier other than 'neutral'")
-        if name.startswith(IMPLICIT_PREFIX) or "_x_" in name:
-            raise _fail(path, f"group name {name!r}: 'implicit_' and '_x_' are reserved")
+        if name.startswith(IMPLICIT_PREFIX) or INTERSECTION_JOIN in name:
+            reserved = f"{IMPLICIT_PREFIX!r} and {INTERSECTION_JOIN!r} are reserved"
+            raise _fail(path, f"group name {name!r}: {reserved}")
         spec = _mapping(path, spec, f"group {name!r}")
         unknown = sorted(set(spec) - {"label", "control", "values"})
         if unknown:
@@ -265,8 +268,8 @@ def _read_intersections(
             isinstance(parents, list) and len(parents) == 2 and all(p in groups for p in parents)
         ):
             raise _fail(path, f"intersection {name!r}: 'groups' must name two groups of the file")
-        if name != f"{parents[0]}_x_{parents[1]}":
-            raise _fail(path, f"intersection {name!r} must be named {parents[0]}_x_{parents[1]}")
+        if name != intersection_name(*parents):
+            raise _fail(path, f"intersection {name!r} must be named {intersection_name(*parents)}")
         chosen = _mapping(path, spec.get("values") or {}, f"intersection {name!r} values")
         options = []
         for parent in parents:
@@ -280,7 +283,7 @@ def _read_intersections(
         personas = []
         for a in options[0]:
             for b in options[1]:
-                vid = f"{a}+{b}"
+                vid = f"{a}{COMBINATION_JOIN}{b}"
                 if vid not in table:
                     raise _fail(path, f"intersection {name!r}: no phrase for {vid!r}")
                 persona = Persona(

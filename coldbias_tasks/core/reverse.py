@@ -32,7 +32,14 @@ from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.stats import holm
 from coldbias_tasks.core.vocabulary import ALPHA
 
-__all__ = ["DRAWS", "ReverseSummary", "ReverseValueStats", "ranked_first_most", "summarize_reverse"]
+__all__ = [
+    "DRAWS",
+    "ReverseSummary",
+    "ReverseValueStats",
+    "category_ranks",
+    "ranked_first_most",
+    "summarize_reverse",
+]
 
 #: Monte Carlo draws of the randomization tests.
 DRAWS = 10_000
@@ -119,6 +126,30 @@ def ranked_first_most(stats: Mapping[str, tuple[float, float]]) -> str:
     share)}``: the highest top-1 share; a tie goes to the lower mean rank, then to the first
     persona id in alphabetical order (deterministic: exactly one value)."""
     return min(stats, key=lambda u: (-stats[u][1], stats[u][0], u))
+
+
+def category_ranks(
+    records: Iterable[UserRankRecord], labels: Mapping[int, Sequence[str]]
+) -> dict[str, tuple[int, dict[str, tuple[float, float]]]]:
+    """Per item category (``labels``: catalog id → its categories), in sorted order: (answers
+    for items of the category, user → (mean normalized rank over them, 0 = first and 1 = last;
+    share of them ranking the user first)). Categories without an answer are absent."""
+    by_cat: dict[str, list[dict[str, float]]] = {}
+    for r in records:
+        for cat in labels.get(r.item_id, ()):
+            by_cat.setdefault(cat, []).append(r.ranks())
+    out = {}
+    for cat, answers in sorted(by_cat.items()):
+        m = len(answers[0])
+        stats = {
+            u: (
+                float(np.mean([(a[u] - 1) / (m - 1) for a in answers])),
+                float(np.mean([a[u] == 1 for a in answers])),
+            )
+            for u in sorted(answers[0])
+        }
+        out[cat] = (len(answers), stats)
+    return out
 
 
 def summarize_reverse(

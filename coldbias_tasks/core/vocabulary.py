@@ -16,11 +16,13 @@ from coldbias_tasks.core.resources import data_dir
 
 __all__ = [
     "ALPHA",
+    "COMBINATION_JOIN",
     "DOMAINS",
     "FILTER_NAME",
+    "IMPLICIT_PREFIX",
+    "INTERSECTION_JOIN",
     "NEUTRAL_ID",
     "NEUTRAL_REPLICATE_ID",
-    "NOT_VALUES",
     "PAYLOAD_KEY",
     "PLACEBO_GROUP",
     "REVERSE",
@@ -33,7 +35,10 @@ __all__ = [
     "Domain",
     "control_id",
     "domain",
+    "explicit_group",
     "group_name",
+    "intersection_name",
+    "intersection_parts",
     "is_coldbias_task",
     "is_control_id",
     "is_replicate_id",
@@ -115,8 +120,6 @@ SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 NEUTRAL_ID = "neutral"
 #: A second neutral answer to the same prompt as the neutral one (same repeat, same order).
 NEUTRAL_REPLICATE_ID = "neutral.replicate"
-#: Persona ids that are not attribute values (further replicates: :func:`replicate_id`).
-NOT_VALUES: tuple[str, ...] = (NEUTRAL_ID, NEUTRAL_REPLICATE_ID)
 
 
 def replicate_id(j: int) -> str:
@@ -154,6 +157,31 @@ def is_control_id(persona_id: str) -> bool:
 
 #: The attribute group that serves as negative control (``data/personas.yaml``).
 PLACEBO_GROUP = "placebo"
+
+#: Group names: an intersection joins its two parents (``gender_x_country``), its value ids join
+#: the parents' values (``gender_x_country.girl+japanese``); a first-name group prefixes its
+#: parent (``implicit_gender``). Both spellings are reserved in persona files.
+INTERSECTION_JOIN = "_x_"
+COMBINATION_JOIN = "+"
+IMPLICIT_PREFIX = "implicit_"
+
+
+def intersection_name(first: str, second: str) -> str:
+    return f"{first}{INTERSECTION_JOIN}{second}"
+
+
+def intersection_parts(group: str) -> tuple[str, str] | None:
+    """The two parent groups of an intersection (``gender_x_country`` → gender, country), else
+    None."""
+    first, sep, second = group.partition(INTERSECTION_JOIN)
+    return (first, second) if sep else None
+
+
+def explicit_group(group: str) -> str:
+    """The explicit group an implicit (first-name) group conveys: ``implicit_gender`` →
+    ``gender``; any other name unchanged."""
+    return group.removeprefix(IMPLICIT_PREFIX)
+
 
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.
