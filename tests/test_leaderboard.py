@@ -183,6 +183,20 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     assert directions["n"] == "" and directions["model"] == ""
 
 
+def test_a_domain_in_two_variants_shows_its_placebo_once(tmp_path: Path) -> None:
+    """The placebo columns of a domain are filled under each of its variants' slots alike:
+    one column each, in the plain variant's place, and files that a CSV reader can take."""
+    names = ("coldbias_movie_gender", "coldbias_movie_context_gender", "coldbias_movie_placebo")
+    out = write_run(tmp_path / "run", {t: make_samples(t, spread_rule) for t in names})
+    lb = leaderboard.build_leaderboard([out])
+    keys = [c.key for c in lb.columns]
+    assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1]
+    assert keys.index("movie_placebo_iou_excess") < keys.index("movie_context_iou_excess")
+    commands.write_leaderboard(lb, tmp_path / "lb")
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert list(wide.columns).count("movie_placebo_iou_excess ↓") == 1
+
+
 def test_t_interval_over_repeats(tmp_path: Path) -> None:
     out = write_run(tmp_path / "o", fair_tasks())
     (model,) = pool_runs(load_folder(out))

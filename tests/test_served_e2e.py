@@ -134,9 +134,9 @@ def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: P
     seeds: the served and the offline run's divergences B_r(a) (4 values × 3 repeats each) are
     not distinguishable (permutation test, p ≥ 0.001: a false failure about once in 1,000 runs
     when both come from one distribution; approximate, as the values of a repeat share its
-    neutral answer), and both keep a noise floor (replicates differ from the neutral answer). With 3 repeats of one replicate the floors' intervals themselves are too
-    wide, or at 1.0 too narrow, to compare (a 0.5B model often shares no item between two
-    answers)."""
+    neutral answer), and both keep a noise floor (replicates differ from the neutral answer).
+    With 3 repeats of one replicate the floors' intervals themselves are too wide, or at 1.0
+    too narrow, to compare (a 0.5B model often shares no item between two answers)."""
     offline = [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(lm_eval_run)]
     a, b = summarize_group(_records(served_run)), summarize_group(offline)
     for metric in ("iou", "serp", "prag"):

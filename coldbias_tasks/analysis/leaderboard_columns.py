@@ -139,8 +139,8 @@ def fill_cells(data: ModelData) -> dict[str, Cell]:
 
 def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]]) -> list[Column]:
     """The columns in :data:`FAMILIES` order: those some row of ``cells`` has, and the
-    ``always`` ones."""
-    out = []
+    ``always`` ones; each key once."""
+    out: dict[str, Column] = {}
     for family in FAMILIES:
         slots = {slot.id: slot for data in models for slot in family.slots(data)}
         if family.slots is _single:
@@ -148,9 +148,11 @@ def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]])
         for slot in sorted(slots.values(), key=lambda s: s.order):
             for spec in family.column_specs():
                 key = slot.fill(spec.key)
-                if spec.always or any(key in row for row in cells):
-                    out.append(spec.column(slot))
-    return out
+                # a key several slots fill alike (a domain's placebo, under each of its
+                # variants) is one column, where it first appears
+                if key not in out and (spec.always or any(key in row for row in cells)):
+                    out[key] = spec.column(slot)
+    return list(out.values())
 
 
 # --- cell functions --------------------------------------------------------------------------

