@@ -375,3 +375,17 @@ def test_truncated_or_edited_samples_are_never_silently_scored(real_run: Path, t
             return
         task = kept[0].tasks.get(TASK) if kept else None
         assert task is None or task.partial.startswith("PARTIAL")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("{k: 1}", "malformed JSON \\(Expecting property name"), ("[1, 2]", "not a JSON object")],
+)
+def test_a_json_object_reader_names_where_and_the_fix(text: str, message: str) -> None:
+    """One reader for --metadata and every JSONL line: malformed JSON and a JSON value that is
+    no object are errors naming the place and the fix, never a crash deeper in."""
+    from coldbias_tasks.core.errors import SettingsError
+    from coldbias_tasks.core.jsonl import json_object
+
+    with pytest.raises(SettingsError, match=f"^--metadata: {message}.*; write it as"):
+        json_object(text, SettingsError, "--metadata", "write it as --metadata '{...}'")

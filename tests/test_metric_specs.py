@@ -105,6 +105,22 @@ def test_declarations_refuse_what_cannot_be_shown() -> None:
     assert "gap" not in lm_metrics(reverse=True) and "iou_x" not in lm_metrics()
 
 
+def test_a_spec_refuses_what_it_cannot_mean() -> None:
+    """The checks live in the spec itself, so code that declares metrics meets them too."""
+    with pytest.raises(ValueError, match="scope 'per_item' is not one of"):
+        MetricSpec("x", attrgetter("mean"), False, (0, 1), "x", "", "per_item")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="a p-value has range"):
+        MetricSpec("x_p", attrgetter("group_p"), False, (0, 1), "x", "", "similarity", "p")
+    with pytest.raises(ValueError, match="low < high"):
+        MetricSpec("x", attrgetter("mean"), False, (1, 1), "x", "")
+
+
+def test_the_metric_tables_need_their_marker_lines(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# a card without the marked table\n")
+    with pytest.raises(ValueError, match="put back the two lines"):
+        taskgen.card_files(tmp_path)
+
+
 def test_lm_metric_keys_order_and_directions() -> None:
     """Per-similarity metrics expand to {m}_{name}; X_stderr right after X; p-values point up,
     lie in (0, 1] and are not averaged by groups; control tasks lack the attribute metrics."""
@@ -156,6 +172,8 @@ def test_metric_tables_are_current() -> None:
         ("value: fidelity.exact_k_rate\n  colour: red", "unknown keys \\['colour'\\]"),
         ("value: fidelity.exact_k_rate\n  range: [1, 0]", "low < high"),
         ("value: fidelity.exact_k_rate\n  scope: items", "scope 'items' is not one of"),
+        ("value: fidelity.exact_k_rate\n  controls: 'no'", "controls must be true or false"),
+        ("value: fidelity.exact_k_rate\n  kind: p\n  range: [0, 2]", "a p-value has range"),
     ],
 )
 def test_a_wrong_declaration_names_the_entry_and_the_problem(

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
+from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal, get_type_hints
+from typing import Any, Literal, get_args, get_type_hints
 
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.resources import data_dir
@@ -86,6 +87,31 @@ class MetricSpec:
     stderr_column: str = ""
     leaderboard: Pooling = ""
 
+    def __post_init__(self) -> None:
+        """Refuse what cannot be shown: a value outside its choices, an empty range, a p-value
+        not in (0, 1] pointing up, a reverse metric not named ``reverse_*``, a leaderboard
+        pooling its scope cannot have (ValueError naming the metric)."""
+        for name, allowed in (
+            ("scope", get_args(Scope)), ("kind", get_args(Kind)),
+            ("leaderboard", get_args(Pooling)),
+        ):  # fmt: skip
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{self.name}: {name} {getattr(self, name)!r} is not one of "
+                                 f"{allowed}")  # fmt: skip
+        if not self.range[0] < self.range[1]:
+            raise ValueError(f"{self.name}: range must be [low, high] with low < high")
+        if self.kind == "p" and (self.range != (0.0, 1.0) or not self.higher_is_better):
+            raise ValueError(f"{self.name}: a p-value has range [0, 1] and higher_is_better")
+        if self.scope == "reverse" and not self.name.startswith("reverse_"):
+            raise ValueError(f"reverse metric {self.name!r} must start with 'reverse_'")
+        if self.leaderboard and self.scope == "reverse":
+            raise ValueError(f"{self.name}: reverse metrics have their leaderboard columns")
+        if self.leaderboard == "answers" and self.scope != "task":
+            raise ValueError(
+                f"{self.name}: only a per-task metric of the answers (fidelity, positions) "
+                'pools over all answers; use leaderboard="tasks"'
+            )
+
     @property
     def averaged(self) -> bool:
         """Whether an lm-eval group averages it over its tasks: not p-values (a mean of
@@ -96,6 +122,10 @@ class MetricSpec:
     @property
     def report_column(self) -> str:
         return self.column or self.name
+
+    @property
+    def stderr_report_column(self) -> str:
+        return self.stderr_column or f"{self.report_column}_stderr"
 
     @property
     def direction(self) -> str:
@@ -118,7 +148,7 @@ class MetricSpec:
 
 
 def _number(x: float) -> str:
-    return "−1" if x == -1 else f"{x:g}"
+    return f"{x:g}".replace("-", "−")
 
 
 @dataclass(frozen=True)
@@ -151,30 +181,26 @@ class LmMetric:
 
 
 _DECLARED: dict[str, MetricSpec] = {}
+#: bumped by every change of :data:`_DECLARED` (the key of :func:`lm_metrics`' cache)
+_generation = 0
 
 
 def declare(spec: MetricSpec) -> MetricSpec:
     """Add ``spec`` to the declared metrics (after the others); returns it. A name declared
-    twice, a reverse metric not named ``reverse_*`` or a leaderboard pooling its scope cannot
-    have raises ValueError."""
+    twice raises ValueError (what a spec itself may not be: :meth:`MetricSpec.__post_init__`)."""
+    global _generation
     if spec.name in _DECLARED:
         raise ValueError(f"metric {spec.name!r} is declared twice; give the new one its own name")
-    if spec.scope == "reverse" and not spec.name.startswith("reverse_"):
-        raise ValueError(f"reverse metric {spec.name!r} must start with 'reverse_'")
-    if spec.leaderboard and spec.scope == "reverse":
-        raise ValueError(f"{spec.name}: reverse metrics have their leaderboard columns already")
-    if spec.leaderboard == "answers" and spec.scope != "task":
-        raise ValueError(
-            f"{spec.name}: only a per-task metric of the answers (fidelity, positions) pools "
-            'over all answers; use leaderboard="tasks"'
-        )
     _DECLARED[spec.name] = spec
+    _generation += 1
     return spec
 
 
 def withdraw(name: str) -> None:
     """Remove a declared metric (a plugin's or a test's); unknown names are ignored."""
-    _DECLARED.pop(name, None)
+    global _generation
+    if _DECLARED.pop(name, None) is not None:
+        _generation += 1
 
 
 def declared(scope: Scope | None = None) -> tuple[MetricSpec, ...]:
@@ -194,7 +220,13 @@ def lm_metrics(reverse: bool = False, control: bool = False) -> dict[str, LmMetr
     """lm-eval key → :class:`LmMetric`, in the order of the task YAMLs' ``metric_list``: the
     forward metrics (a control group's tasks: those with ``controls``), or the reverse ones.
     ``X_stderr`` follows ``X``: lm-eval writes "N/A" under ``X_stderr,<filter>`` when it
-    processes ``X``; the metric ``X_stderr``, processed next, writes the real one there."""
+    processes ``X``; the metric ``X_stderr``, processed next, writes the real one there.
+    Built once per set of declarations (``process_results`` asks for every document)."""
+    return dict(_lm_metrics(reverse, control, _generation))
+
+
+@lru_cache(maxsize=16)
+def _lm_metrics(reverse: bool, control: bool, generation: int) -> dict[str, LmMetric]:
     out: dict[str, LmMetric] = {}
     for spec in _DECLARED.values():
         if (spec.scope == "reverse") != reverse or (control and not spec.controls):
@@ -216,7 +248,7 @@ def report_values(scope: Scope, part: Any) -> dict[str, float]:
     for spec in declared(scope):
         out[spec.report_column] = float(spec.value(part))
         if spec.stderr is not None:
-            out[spec.stderr_column or f"{spec.report_column}_stderr"] = float(spec.stderr(part))
+            out[spec.stderr_report_column] = float(spec.stderr(part))
     return out
 
 
@@ -230,13 +262,7 @@ def ordered(layout: tuple[str, ...], values: dict[str, Any]) -> dict[str, Any]:
 
 # --- the declarations: data/metrics.yaml ---------------------------------------------------------
 
-_REQUIRED = ("name", "value", "higher_is_better", "range", "label", "description")
-_OPTIONAL = ("scope", "stderr", "kind", "controls", "column", "stderr_column", "leaderboard")
-_CHOICES = {
-    "scope": ("similarity", "task", "reverse"),
-    "kind": ("estimate", "p"),
-    "leaderboard": ("answers", "tasks"),
-}
+_KEYS = {f.name: f.default is MISSING for f in fields(MetricSpec)}  # key → required
 
 
 def _summary_type(scope: str) -> type:
@@ -261,52 +287,46 @@ def _path_type(cls: type, path: str) -> Any:
 
 
 def _spec_of(entry: Any, where: str) -> MetricSpec:
-    """One entry of the declarations file as a :class:`MetricSpec`; a wrong entry raises
+    """One entry of the declarations file as a :class:`MetricSpec` (its keys are the spec's
+    fields; ``value``/``stderr`` attribute paths of the scope's summary); a wrong entry raises
     SettingsError naming it and the fix."""
     if not isinstance(entry, dict):
-        raise SettingsError(f"{where}: each entry must be a mapping of the keys {_REQUIRED}")
-    missing = [k for k in _REQUIRED if k not in entry]
-    unknown = [k for k in entry if k not in _REQUIRED + _OPTIONAL]
+        raise SettingsError(f"{where}: each entry must be a mapping of the keys {list(_KEYS)}")
+    missing = [k for k, required in _KEYS.items() if required and k not in entry]
+    unknown = [k for k in entry if k not in _KEYS]
     if missing or unknown:
         raise SettingsError(
             f"{where}: missing keys {missing}, unknown keys {unknown}; the keys are "
-            f"{_REQUIRED + _OPTIONAL} (see the file's header)"
+            f"{list(_KEYS)} (see the file's header)"
         )
-    for key, choices in _CHOICES.items():
-        if key in entry and entry[key] not in choices:
-            raise SettingsError(f"{where}: {key} {entry[key]!r} is not one of {choices}")
     low_high = entry["range"]
     if not (
         isinstance(low_high, list)
         and len(low_high) == 2
         and all(isinstance(x, int | float) and not isinstance(x, bool) for x in low_high)
-        and low_high[0] < low_high[1]
     ):
-        raise SettingsError(f"{where}: range must be [low, high] with low < high, got {low_high}")
-    if not isinstance(entry["higher_is_better"], bool):
-        raise SettingsError(f"{where}: higher_is_better must be true or false")
+        raise SettingsError(f"{where}: range must be [low, high] (two numbers), got {low_high}")
+    for key in ("higher_is_better", "controls"):
+        if not isinstance(entry.get(key, True), bool):
+            raise SettingsError(f"{where}: {key} must be true or false, got {entry[key]!r}")
     scope = entry.get("scope", "task")
+    summary = _summary_type(scope) if scope in get_args(Scope) else None
     for key in ("value", "stderr"):
-        if key in entry and _path_type(_summary_type(scope), str(entry[key])) not in (float, int):
+        if summary and key in entry and _path_type(summary, str(entry[key])) not in (float, int):
             raise SettingsError(
-                f"{where}: {key} {entry[key]!r} is no number of "
-                f"{_summary_type(scope).__name__} (a field or annotated property path)"
+                f"{where}: {key} {entry[key]!r} is no number of {summary.__name__} (a field or "
+                "annotated property path)"
             )
-    return MetricSpec(
-        name=str(entry["name"]),
-        value=attrgetter(entry["value"]),
-        higher_is_better=entry["higher_is_better"],
-        range=(float(low_high[0]), float(low_high[1])),
-        label=str(entry["label"]),
-        description=" ".join(str(entry["description"]).split()),
-        scope=scope,
-        kind=entry.get("kind", "estimate"),
-        stderr=attrgetter(entry["stderr"]) if "stderr" in entry else None,
-        controls=bool(entry.get("controls", True)),
-        column=str(entry.get("column", "")),
-        stderr_column=str(entry.get("stderr_column", "")),
-        leaderboard=entry.get("leaderboard", ""),
-    )
+    for key in ("name", "label", "description", "column", "stderr_column"):
+        if not isinstance(entry.get(key, ""), str):
+            raise SettingsError(f"{where}: {key} must be text, got {entry[key]!r}")
+    converted = {k: attrgetter(str(entry[k])) for k in ("value", "stderr") if k in entry}
+    converted["range"] = (float(low_high[0]), float(low_high[1]))
+    converted["description"] = " ".join(entry["description"].split())
+    try:
+        return MetricSpec(**(entry | converted))
+    except ValueError as err:
+        raise SettingsError(f"{where}: {err}; fix the entry") from None
 
 
 def load_declarations(path: Path | None = None) -> list[MetricSpec]:
@@ -321,5 +341,5 @@ def load_declarations(path: Path | None = None) -> list[MetricSpec]:
 for _spec in load_declarations():
     try:
         declare(_spec)
-    except ValueError as _err:
+    except ValueError as _err:  # a name given twice
         raise SettingsError(f"{data_dir() / 'metrics.yaml'}: {_err}") from None

@@ -111,9 +111,10 @@ def _summary(payloads: Sequence[dict]) -> GroupSummary:
 # plugin, a test) has one too.
 
 
-def aggregation(metric: LmMetric, summarize: Callable[[Sequence[dict]], Any]) -> Callable:
-    """The lm-eval aggregation of ``metric``: its number from ``summarize(payloads)`` (the
-    task's summary, computed once for all of its metrics)."""
+def aggregation(metric: LmMetric) -> Callable[[Sequence[dict]], float | str]:
+    """The lm-eval aggregation ``agg_<key>`` of ``metric``: its number from the task's summary
+    (forward or reverse, by the metric's scope; computed once for all of the task's metrics)."""
+    summarize = _reverse_summary if metric.spec.scope == "reverse" else _summary
 
     def aggregate(payloads: Sequence[dict]) -> float | str:
         return metric.compute(summarize(payloads))
@@ -124,15 +125,6 @@ def aggregation(metric: LmMetric, summarize: Callable[[Sequence[dict]], Any]) ->
     return aggregate
 
 
-def _metric_table(reverse: bool = False, control: bool = False) -> dict[str, tuple[Any, bool]]:
-    """metric key → (aggregation, higher_is_better), in the task YAMLs' order."""
-    summarize = _reverse_summary if reverse else _summary
-    return {
-        key: (aggregation(m, summarize), m.higher_is_better)
-        for key, m in lm_metrics(reverse, control).items()
-    }
-
-
 def _reverse_summary(payloads: Sequence[dict]) -> ReverseSummary:
     return cached(payloads, _summarize_reverse)
 
@@ -141,19 +133,18 @@ def _summarize_reverse(payloads: Sequence[dict]) -> ReverseSummary:
     return summarize_reverse(map(UserRankRecord.from_payload, payloads))
 
 
+#: the tables of :func:`__getattr__`: name → which metrics (reverse, control)
+_TABLES = {"METRICS": (False, False), "CONTROL_METRICS": (False, True),
+           "REVERSE_METRICS": (True, False)}  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
-    """``agg_<key>`` of every declared metric; ``METRICS`` and ``CONTROL_METRICS`` (metric key
-    → (aggregation, higher_is_better)) and ``REVERSE_METRICS``, as declared now."""
-    if name == "METRICS":
-        return _metric_table()
-    if name == "CONTROL_METRICS":
-        return _metric_table(control=True)
-    if name == "REVERSE_METRICS":
-        return _metric_table(reverse=True)
-    if name.startswith("agg_"):
-        key = name.removeprefix("agg_")
-        for reverse in (False, True):
-            found = lm_metrics(reverse).get(key)
-            if found is not None:
-                return aggregation(found, _reverse_summary if reverse else _summary)
+    """``agg_<key>`` of every declared metric; ``METRICS``, ``CONTROL_METRICS`` and
+    ``REVERSE_METRICS``: metric key → (aggregation, higher_is_better), as declared now."""
+    if name in _TABLES:
+        listed = lm_metrics(*_TABLES[name])
+        return {key: (aggregation(m), m.higher_is_better) for key, m in listed.items()}
+    found = {**lm_metrics(), **lm_metrics(reverse=True)}.get(name.removeprefix("agg_"))
+    if name.startswith("agg_") and found is not None:
+        return aggregation(found)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

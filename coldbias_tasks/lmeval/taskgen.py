@@ -26,7 +26,12 @@ from coldbias_tasks.core.vocabulary import (
     task_name,
 )
 from coldbias_tasks.lmeval.documents import domain_budget
-from coldbias_tasks.lmeval.harness import load_dataset, parse_filter, process_results
+from coldbias_tasks.lmeval.harness import (
+    aggregation,
+    load_dataset,
+    parse_filter,
+    process_results,
+)
 from coldbias_tasks.lmeval.reverse_harness import (
     load_reverse_dataset,
     parse_reverse_filter,
@@ -48,9 +53,6 @@ def _ref(fn: object) -> str:
     """``!function`` reference of a top-level function (lm-eval imports it by module path)."""
     return f"!function {fn.__module__}.{fn.__name__}"  # type: ignore[attr-defined]
 
-
-#: where lm-eval finds the aggregation ``agg_<key>`` of every declared metric
-_AGGREGATIONS = "coldbias_tasks.lmeval.harness"
 
 Metrics = dict[str, LmMetric]
 
@@ -84,7 +86,7 @@ def _template(
 def _metric_list(metrics: Metrics) -> str:
     return "".join(
         f"  - metric: {key}\n"
-        f"    aggregation: !function {_AGGREGATIONS}.agg_{key}\n"
+        f"    aggregation: {_ref(aggregation(m))}\n"
         f"    higher_is_better: {str(m.higher_is_better).lower()}\n"
         for key, m in metrics.items()
     )
@@ -227,8 +229,7 @@ def _reverse_files(config: PersonaConfig) -> dict[str, str]:
 
 #: The marked section a table is written into (the rest of the file is written by hand).
 _TABLE_START = (
-    "<!-- {name}: written by `python -m coldbias_tasks.lmeval.taskgen` from "
-    "coldbias_tasks/core/metric_specs.py -->\n"
+    "<!-- {name}: written by `python -m coldbias_tasks.lmeval.taskgen` from data/metrics.yaml -->\n"
 )
 _TABLE_END = "<!-- end of {name} -->\n"
 
@@ -268,7 +269,10 @@ def _with_table(path: Path, name: str, table: str) -> str:
     text = path.read_text(encoding="utf-8")
     start, end = _TABLE_START.format(name=name), _TABLE_END.format(name=name)
     if start not in text or end not in text:
-        raise ValueError(f"{path} lacks the lines marking its {name}: {start.strip()} … {end}")
+        raise ValueError(
+            f"{path} lacks the lines marking its {name}; put back the two lines {start.strip()} "
+            f"and {end.strip()} where the table belongs, then run taskgen again"
+        )
     head, _, rest = text.partition(start)
     _, _, tail = rest.partition(end)
     return head + start + table + end + tail
