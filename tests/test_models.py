@@ -52,3 +52,10 @@ def test_hub_alias_resolves_offline(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = snapshot_download("org/toy-model", cache_dir=env["HF_HUB_CACHE"], local_files_only=True)
     assert (Path(path) / "config.json").read_text() == (folder / "config.json").read_text()
+
+
+def test_every_model_records_its_licence() -> None:
+    """The weights are third-party: each bundled model names the licence of its upstream card."""
+    known = {"Apache-2.0", "MIT", "Llama 3.2 Community License", "Gemma Terms of Use"}
+    for spec in models.MODELS.values():
+        assert spec.licence in known, (spec.name, spec.licence)

