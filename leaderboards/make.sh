@@ -23,7 +23,8 @@
 # DRY_RUN=1 prints the commands it would run, one per line after "+ ", and runs none of them
 # (nothing installed, assembled or evaluated; bundled models' hub ids are looked up, not built).
 # Also settable: META (lm-eval --metadata), TASKS, RUNS (run folders), OUT (where reports,
-# results and the leaderboard go), REPORT_ARGS, PYTHON (a python that imports coldbias_tasks).
+# results and the leaderboard go), REPORT_ARGS, PYTHON (a python that imports coldbias_tasks),
+# SETUP=0 (CPU: use the environment as it is instead of scripts/setup.sh and ./.venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GPU=${GPU:-0}
@@ -46,7 +47,9 @@ run() {
   if [ "$DRY_RUN" = 1 ]; then show "$@"; else "$@"; fi
 }
 
-if [ "$GPU" != 1 ]; then
+SETUP=${SETUP:-1}
+[ "$GPU" != 1 ] || SETUP=0
+if [ "$SETUP" = 1 ]; then
   run bash scripts/setup.sh
   if [ "$DRY_RUN" = 1 ]; then
     show . .venv/bin/activate
@@ -54,11 +57,11 @@ if [ "$GPU" != 1 ]; then
     # shellcheck disable=SC1091
     . .venv/bin/activate
   fi
-  export VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE=4
 fi
+[ "$GPU" = 1 ] || export VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE=4
 export HF_DATASETS_OFFLINE=1
 if [ -z "${PYTHON:-}" ]; then
-  if [ "$GPU" != 1 ] && [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python; fi
+  if [ "$SETUP" = 1 ] && [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python; fi
 fi
 MODELS=${MODELS:-"qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct smollm2-135m-instruct"}
 TASKS=${TASKS:-coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_movie_placebo,coldbias_music_gender,coldbias_music_age,coldbias_music_placebo,coldbias_college_country,coldbias_college_religion,coldbias_college_placebo}

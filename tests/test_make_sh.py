@@ -96,3 +96,10 @@ def test_cpu_dry_run_keeps_the_bundled_recipe(tmp_path: Path) -> None:
     assert args["pretrained"] == models.MODELS[name].hub_id
     assert (args["enforce_eager"], args["block_size"]) == ("True", "32")
     assert "tensor_parallel_size" not in args
+
+
+def test_setup_0_uses_the_environment_as_it_is(tmp_path: Path) -> None:
+    lines = _dry_run(tmp_path, MODELS="smollm2-135m-instruct", SETUP="0")
+    assert not _commands(lines, "bash", "scripts/setup.sh")
+    assert not _commands(lines, ".", ".venv/bin/activate")
+    assert _commands(lines, "pip", "install")
