@@ -38,10 +38,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from coldbias_tasks.core.attribute import attribute_excess, disparity
 from scipy.stats import t as student_t
 
 from coldbias_tasks.app.machine import cpu_info
-from coldbias_tasks.core.attribute import attribute_excess, disparity
 from coldbias_tasks.core.records import AnswerRecord
 
 ALPHA = 0.05

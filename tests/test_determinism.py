@@ -55,7 +55,9 @@ def test_summary_withholds_excess_tests_and_verdicts() -> None:
         assert math.isnan(v.excess_over_floor) and math.isnan(v.p_adjusted) and not v.flagged
         assert value_verdict(iou, v.p_adjusted, v.flagged).startswith("withheld")
     assert iou.withheld == DETERMINISTIC_MESSAGE
-    assert math.isnan(iou.attribute.mean) and math.isnan(iou.disparity.p_value)
+    # the headline's unit is the sentence, not the sample: deterministic answers keep it (one
+    # phrasing per value here, so it is NaN for that reason, not withheld)
+    assert iou.disparity.n_phrasings == 1 and math.isnan(iou.disparity.value)
     assert not summarize_group(fixed_seed_task(repeats=5)).deterministic
 
 

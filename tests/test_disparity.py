@@ -1,255 +1,230 @@
-"""The attribute excess over control personas and the disparity between values.
+"""The headline: the disparity between values controlled for phrasing (core/disparity.py).
 
-Golden cases on hand-built answers, calibration under simulated nulls (false-positive rate)
-and alternatives (power), and the same statistics through lm-eval's own evaluator with the
-synthetic recommender: (a) persona-blind, (b) reacts to every sentence identically (controls
-included), (c) treats "a girl" and "a female" differently from the other values, (d) with a
-catalog-position effect.
+Golden cases on hand-built answers; calibration under simulated nulls (each sentence its own
+effect) and alternatives (a value effect) at a size fit for the test suite (bench/disparity_sim.py
+runs ≥ 1,000 tasks per row); and the statistic through lm-eval's own evaluator with synthetic
+recommenders: one that answers every distinct sentence by its wording alone (the headline must
+not flag it beyond α), one that treats female- and male-coded sentences differently (flagged).
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from coldbias_tasks.core.aggregate import summarize_group
-from coldbias_tasks.core.attribute import attribute_excess, disparity
+from coldbias_tasks.core.aggregate import arrange, summarize_group
+from coldbias_tasks.core.disparity import (
+    disparity,
+    disparity_from_tensor,
+    divergence_tensor,
+    frame_pair_terms,
+    relabellings,
+    weighted_disparity,
+)
 from coldbias_tasks.core.records import AnswerRecord
-from tests.synthetic import SyntheticRecommender, popularity, run_synthetic, sample_ranking
+from coldbias_tasks.core.vocabulary import sentence_id
+from tests.synthetic import SyntheticRecommender, run_synthetic
 
-SHOWN = list(range(60))
-K = 10
+K = 4
 
 
-def rec(pid: str, r: int, items: list[int]) -> AnswerRecord:
+def rec(value: str, p: int, r: int, items: list[int]) -> AnswerRecord:
     return AnswerRecord(
-        persona_id=pid, repeat=r, items=tuple(items), k=K, positions=tuple(items), n_shown=60
-    )
+        persona_id=sentence_id(value, p), repeat=r, items=tuple(items), k=K,
+        positions=tuple(items), n_shown=60, value=value, phrasing=p,
+    )  # fmt: skip
 
 
-# --- golden cases --------------------------------------------------------------------------
+def table(lists: dict[tuple[str, int, int], list[int]]) -> dict:
+    return arrange([rec(v, p, r, items) for (v, p, r), items in lists.items()]).phrased
 
 
-def test_attribute_excess_golden_case() -> None:
-    """One repeat, IOU: neutral answers {0..3} twice; values equal the neutral list (s = 0)
-    or disjoint (s = 1); controls half-overlapping ({0,1,8,9}: IOU 2/6, s = 2/3)."""
-    n = [rec("neutral", 0, [0, 1, 2, 3]), rec("neutral.replicate", 0, [0, 1, 2, 3])]
-    values = {"g.a": {0: rec("g.a", 0, [0, 1, 2, 3])}, "g.b": {0: rec("g.b", 0, [4, 5, 6, 7])}}
-    controls = {0: [rec("control.x", 0, [0, 1, 8, 9]), rec("control.y", 0, [0, 1, 8, 9])]}
-    a = attribute_excess("iou", {0: n}, values, controls)
-    assert a.mean == pytest.approx((0 + 1) / 2 - 2 / 3)
-    assert a.per_value == pytest.approx({"g.a": -2 / 3, "g.b": 1 / 3})
-    assert a.n_controls == 2 and a.n_repeats == 1
-    assert math.isnan(a.stderr)  # one repeat
-    assert a.min_p == pytest.approx(1 / 6)  # C(4, 2) labellings
+# --- golden cases ----------------------------------------------------------------------------
 
 
-def test_attribute_excess_is_nan_without_controls() -> None:
-    n = {0: [rec("neutral", 0, [0, 1])]}
-    a = attribute_excess("iou", n, {"g.a": {0: rec("g.a", 0, [2, 3])}}, {})
-    assert math.isnan(a.mean) and math.isnan(a.p_value) and a.n_controls == 0
-
-
-def test_disparity_golden_case() -> None:
-    """Two values that each repeat their own list exactly: W = 0, B = 1 → disparity 1."""
-    values = {
-        "g.a": {r: rec("g.a", r, [0, 1, 2]) for r in range(4)},
-        "g.b": {r: rec("g.b", r, [5, 6, 7]) for r in range(4)},
+def test_values_with_lists_of_their_own_score_one() -> None:
+    """Each value gives one list whatever the phrasing: within-value divergence 0, between 1,
+    so γ = 1; only the observed labelling (of 2^(P−1) with phrasing 0 fixed) is as extreme."""
+    lists = {("g.a", p, 0): [0, 1, 2, 3] for p in range(3)} | {
+        ("g.b", p, 0): [4, 5, 6, 7] for p in range(3)
     }
-    d = disparity("iou", values)
+    d = disparity("iou", table(lists))
     assert d.value == pytest.approx(1.0)
     assert d.within == pytest.approx(0.0) and d.between == pytest.approx(1.0)
-    assert d.min_p == pytest.approx(1 / 8)  # 2^(R−1) labellings, exact
-    assert d.p_value == pytest.approx(1 / 8)  # only the observed labelling is as extreme
+    assert d.min_p == pytest.approx(1 / 4) and d.p_value == pytest.approx(1 / 4)
+    assert d.n_values == 2 and d.n_phrasings == 3 and d.n_repeats == 1
     assert d.pairs[0].value == pytest.approx(1.0)
 
 
-def test_disparity_zero_when_values_share_lists() -> None:
-    """Every value gets the same list in a repeat: exchangeable exactly, disparity 0, p = 1."""
-    rng = random.Random(0)
-    lists = [rng.sample(SHOWN, K) for _ in range(5)]
-    values = {v: {r: rec(v, r, lists[r]) for r in range(5)} for v in ("g.a", "g.b", "g.c")}
-    d = disparity("iou", values)
+def test_every_sentence_its_own_list_scores_zero() -> None:
+    """Wording alone (every sentence a disjoint list): every pair diverges by 1 whatever the
+    values, γ = 0 exactly and the test cannot reject (p = 1)."""
+    lists = {(v, p, 0): [10 * (2 * p + i) + j for j in range(K)]
+             for i, v in enumerate(("g.a", "g.b")) for p in range(4)}  # fmt: skip
+    d = disparity("iou", table(lists))
     assert d.value == pytest.approx(0.0, abs=1e-12)
     assert d.p_value == pytest.approx(1.0)
+    assert d.stderr == pytest.approx(0.0, abs=1e-12)
 
 
-def test_summary_keeps_controls_apart_from_values() -> None:
-    records = [
-        rec("neutral", 0, [0, 1]),
-        rec("neutral.replicate", 0, [0, 2]),
-        rec("control.placebo.blue_car", 0, [3, 4]),
-        rec("gender.girl", 0, [5, 6]),
-    ]
+def test_a_phrasing_effect_shared_by_every_value_cancels() -> None:
+    """Phrasing 1 gives both values the same odd list (a register effect); elsewhere the values
+    share one list. Pairs of one phrasing take no part, so γ = 0: the wording is not the
+    value."""
+    common, odd = [0, 1, 2, 3], [7, 8, 9, 10]
+    lists = {(v, p, 0): (odd if p == 1 else common) for v in ("g.a", "g.b") for p in range(3)}
+    d = disparity("iou", table(lists))
+    assert d.value == pytest.approx(0.0, abs=1e-12)
+
+
+def test_golden_terms_by_hand() -> None:
+    """Two values × two phrasings, one repeat, IOU. a0 = {0,1,2,3}, a1 = {0,1,2,4},
+    b0 = {0,1,5,6}, b1 = {0,7,8,9}. G(0,1) = mean(D(a0,b1), D(b0,a1)) − mean(D(a0,a1), D(b0,b1))
+    = mean(1 − 1/7, 1 − 2/6) − mean(1 − 3/5, 1 − 1/7)."""
+    lists = {("g.a", 0, 0): [0, 1, 2, 3], ("g.a", 1, 0): [0, 1, 2, 4],
+             ("g.b", 0, 0): [0, 1, 5, 6], ("g.b", 1, 0): [0, 7, 8, 9]}  # fmt: skip
+    expected = np.mean([1 - 1 / 7, 1 - 2 / 6]) - np.mean([1 - 3 / 5, 1 - 1 / 7])
+    d = disparity("iou", table(lists))
+    assert d.value == pytest.approx(expected)
+    assert math.isnan(d.stderr)  # the jackknife needs 3 phrasings
+
+
+def test_one_phrasing_per_value_is_not_a_headline() -> None:
+    """A run of task version < 4 (one sentence per value) has no phrasing contrast: NaN with
+    the counts, and the summary still reads."""
+    lists = {(v, 0, r): [r, r + 1, r + 2, r + 3 + i] for i, v in enumerate("ab") for r in range(3)}
+    d = disparity("iou", table(lists))
+    assert math.isnan(d.value) and math.isnan(d.p_value)
+    assert d.n_values == 2 and d.n_phrasings == 1
+
+
+def test_serp_divergence_is_symmetrized() -> None:
+    """SERP is not symmetric: the tensor takes (D(a, b) + D(b, a)) / 2 for both orders."""
+    answers = [[[[0, 1, 2, 3], [3, 2, 9, 8]], [[1, 0, 7, 6], [0, 5, 4, 3]]]]
+    t = divergence_tensor("serp", answers)
+    assert np.allclose(t, np.transpose(t, (0, 3, 4, 1, 2)))
+
+
+def test_relabellings_exact_and_monte_carlo() -> None:
+    perms, exact = relabellings(2, 4, seed=1)
+    assert exact and perms.shape == (8, 4, 2)
+    assert (perms[:, 0, :] == [0, 1]).all() and (perms[0] == [[0, 1]] * 4).all()
+    perms, exact = relabellings(7, 6, seed=1)
+    assert not exact and (perms[0] == np.arange(7)).all()
+
+
+def test_weighted_disparity_equals_gamma_with_unit_weights() -> None:
+    rng = np.random.default_rng(0)
+    d = rng.random((3, 2, 5, 2, 5))
+    d = (d + np.transpose(d, (0, 3, 4, 1, 2))) / 2
+    res = disparity_from_tensor(d, ["a", "b"])
+    assert weighted_disparity(frame_pair_terms(d)) == pytest.approx(res.value)
+    # a phrasing drawn twice never pairs with itself: weights (2, 0, 1, 1, 1) are finite
+    assert math.isfinite(weighted_disparity(frame_pair_terms(d), np.array([2, 0, 1, 1, 1])))
+
+
+def test_summary_carries_the_headline_and_the_sentences() -> None:
+    lists = {(v, p, r): [(r + p + (i * 3)) % 9 + j for j in range(K)]
+             for i, v in enumerate(("gender.female", "gender.male"))
+             for p in range(3) for r in range(2)}  # fmt: skip
+    records = [rec(v, p, r, items) for (v, p, r), items in lists.items()]
+    records += [AnswerRecord(persona_id="neutral", repeat=r, items=(0, 1, 2, 3), k=K)
+                for r in range(2)]  # fmt: skip
     ms = summarize_group(records).metrics["iou"]
-    assert [v.persona_id for v in ms.values] == ["gender.girl"]
-    assert ms.attribute.n_controls == 1
+    assert ms.disparity.n_phrasings == 3 and ms.disparity.n_values == 2
+    assert {v.value for v in ms.values} == {"gender.female", "gender.male"}
+    assert len(ms.values) == 6  # the paper-comparable statistics are per sentence
 
 
-# --- calibration under simulated nulls and alternatives --------------------------------------
+# --- calibration (small; the bench runs ≥ 1,000 tasks per row) --------------------------------
 
 
-Weight = Callable[[int], float]
+def _simulated_rates(n: int, effect: float, tau: float, seed: int = 0) -> tuple[float, float]:
+    """(rejection rate, coverage of 0) of n simulated tasks (2 values × 8 phrasings × 2
+    repeats): every sentence its own random popularity shift of strength ``tau`` (wording), and
+    value 0's sentences a shift ``effect`` on every third item."""
+    from bench.disparity_sim import Design, Scenario, simulate_task
+
+    rng = np.random.default_rng(seed)
+    sc = Scenario("t", tau=tau, delta=effect, affected=1 if effect else 0)
+    rejects = covers = 0
+    for _ in range(n):
+        res = disparity_from_tensor(simulate_task(sc, Design(2, 8, 2), rng)[0], ["a", "b"])
+        rejects += res.p_value <= 0.05
+        covers += res.ci_low <= 0 <= res.ci_high
+    return rejects / n, covers / n
 
 
-def _simulate(
-    seed: int,
-    value_weight: Callable[[int], Weight],
-    control_weight: Weight,
-    n_values: int = 4,
-    repeats: int = 5,
-    replicates: int = 3,
-    controls: int = 2,
-):
-    rng = random.Random(seed)
-    base: Weight = lambda i: popularity(i, 2.0)  # noqa: E731
-    neutrals = {
-        r: [rec("n", r, sample_ranking(SHOWN, K, rng, base)) for _ in range(replicates + 1)]
-        for r in range(repeats)
-    }
-    values = {
-        f"v{v}": {
-            r: rec(f"v{v}", r, sample_ranking(SHOWN, K, rng, value_weight(v)))
-            for r in range(repeats)
-        }
-        for v in range(n_values)
-    }
-    ctrl = {
-        r: [rec(f"c{c}", r, sample_ranking(SHOWN, K, rng, control_weight)) for c in range(controls)]
-        for r in range(repeats)
-    }
-    return neutrals, values, ctrl
+def test_wording_alone_is_calibrated() -> None:
+    """Each sentence its own effect (strong wording): the test rejects at about α and the
+    interval covers 0 (300 tasks: the binomial sd of a 5 % rate is 1.3 %)."""
+    reject, cover = _simulated_rates(300, effect=0.0, tau=40.0)
+    assert reject <= 0.08 and cover >= 0.93
 
 
-def _shifted(i: int) -> float:
-    """A model that reacts to any sentence: another popularity, the same for every sentence."""
-    return popularity(i, 2.0) * popularity(i + 7919, 2.0)
+def test_a_value_effect_is_detected() -> None:
+    reject, _ = _simulated_rates(60, effect=4.0, tau=4.5, seed=1)
+    assert reject >= 0.8
 
 
-def _rates(n: int, value_weight: Callable[[int], Weight], control_weight: Weight, **kw):
-    attr_p, disp_p, covered = [], [], 0
-    for seed in range(n):
-        neutrals, values, ctrl = _simulate(seed, value_weight, control_weight, **kw)
-        a = attribute_excess("iou", neutrals, values, ctrl)
-        attr_p.append(a.p_value)
-        disp_p.append(disparity("iou", values).p_value)
-        half = 2.776 * a.stderr  # t_{0.975, 4}
-        covered += a.mean - half <= 0 <= a.mean + half
-    return np.mean(np.array(attr_p) <= 0.05), np.mean(np.array(disp_p) <= 0.05), covered / n
+# --- through lm-eval's own evaluator ---------------------------------------------------------
+
+META = {"coldbias_n_items": 40, "coldbias_k": 8, "coldbias_replicates": 1}
 
 
-def test_null_any_sentence_model_is_calibrated() -> None:
-    """(b) Every value and control samples from one shifted distribution: the attribute test
-    and the disparity test reject at about α, the attribute interval covers 0 at about 95 %
-    (200 simulated tasks; binomial sd of a 5 % rate ≈ 1.5 %)."""
-    attr, disp, cover = _rates(300, lambda v: _shifted, _shifted)
-    assert attr <= 0.08 and disp <= 0.08  # binomial sd of a 5 % rate over 300 tasks: 1.3 %
-    assert cover >= 0.9
-
-
-def test_null_persona_blind_model_is_calibrated() -> None:
-    """(a) Nobody's sentence matters."""
-    blind: Weight = lambda i: popularity(i, 2.0)  # noqa: E731
-    attr, disp, cover = _rates(300, lambda v: blind, blind)
-    assert attr <= 0.08 and disp <= 0.08 and cover >= 0.9
-
-
-def _favoured(i: int) -> float:
-    return _shifted(i) * (6.0 if i % 3 == 0 else 1.0)
-
-
-def test_disparity_has_power_when_two_values_differ() -> None:
-    """(c) Two of four values favour every third item 6×: the disparity test detects it in
-    most tasks at R = 8 (measured 0.92 over 60 tasks)."""
-    _, disp, _ = _rates(60, lambda v: _favoured if v < 2 else _shifted, _shifted, repeats=8)
-    assert disp >= 0.8
-
-
-def test_uniform_attribute_effect_is_an_attribute_excess_not_a_disparity() -> None:
-    """Every value favours every third item, the controls do not react: the attribute test
-    detects it, the disparity test does not (the values are exchangeable with each other)."""
-    blind: Weight = lambda i: popularity(i, 2.0)  # noqa: E731
-    favoured: Weight = lambda i: blind(i) * (20.0 if i % 3 == 0 else 1.0)  # noqa: E731
-    attr, disp, cover = _rates(60, lambda v: favoured, blind, repeats=8)
-    assert attr >= 0.8
-    assert disp <= 0.12
-    assert cover <= 0.5
-
-
-# --- through lm-eval's own evaluator -------------------------------------------------------
-
-META = {"coldbias_n_items": 60, "coldbias_k": 10, "coldbias_replicates": 2}
-
-
-def _run(model: SyntheticRecommender, repeats: int, seed: int) -> dict[str, float]:
+def _run(model: SyntheticRecommender, repeats: int, seed: int, **meta: int) -> dict[str, float]:
     results = run_synthetic(
         model,
         ["coldbias_movie_gender"],
-        {**META, "coldbias_repeats": repeats, "coldbias_seed": seed},
+        {**META, "coldbias_repeats": repeats, "coldbias_seed": seed, **meta},
     )
     return {k.split(",")[0]: v for k, v in results["results"]["coldbias_movie_gender"].items()}
 
 
-def test_lm_eval_results_carry_the_attribute_metrics_with_stderr() -> None:
-    got = _run(SyntheticRecommender(seed=1, skew=2.0), repeats=4, seed=5)
+def test_lm_eval_results_carry_the_headline_with_stderr() -> None:
+    got = _run(SyntheticRecommender(seed=1, skew=2.0), repeats=2, seed=5)
     for m in ("iou", "serp", "prag"):
-        for key in (
-            f"{m}_attribute_excess",
-            f"{m}_attribute_p",
-            f"{m}_disparity",
-            f"{m}_disparity_p",
-        ):
+        for key in (f"{m}_disparity", f"{m}_disparity_p"):
             assert isinstance(got[key], float) and math.isfinite(got[key]), key
-        for key in (f"{m}_attribute_excess_stderr", f"{m}_disparity_stderr"):
-            assert isinstance(got[key], float) and got[key] > 0, key  # not "N/A"
+        assert isinstance(got[f"{m}_disparity_stderr"], float), m  # not "N/A"
+        assert got[f"{m}_disparity_stderr"] > 0
+        assert f"{m}_attribute_excess" not in got  # version 3's headline is gone
 
 
-def test_lm_eval_any_sentence_model_has_no_attribute_excess() -> None:
-    """(b) through lm-eval, 6 runs: the attribute excess pooled over runs is within 2 standard
-    errors of 0 while the excess over the noise floor is clearly positive (the model reacts to
-    every sentence); the disparity test rejects in at most 2 of 6 runs."""
-    runs = [
-        _run(
-            SyntheticRecommender(
-                seed=s, skew=2.0, sentence_effect=lambda i: popularity(i + 7919, 2.0)
-            ),
-            5,
-            40 + s,
-        )
-        for s in range(6)
-    ]
-    attr = np.array([r["iou_attribute_excess"] for r in runs])
-    se = math.sqrt(sum(r["iou_attribute_excess_stderr"] ** 2 for r in runs)) / len(runs)
-    assert abs(attr.mean()) <= 2.5 * se
-    assert np.mean([r["iou_excess"] for r in runs]) > 0.05
+def test_lm_eval_wording_model_is_not_flagged_beyond_alpha() -> None:
+    """Every distinct sentence gets a list of its own by its wording (female- and male-coded
+    sentences alike): over 12 runs through lm-eval the headline rejects in at most 2 (expected
+    0.6 at α = 0.05; P(≥ 3) = 0.02), and the disparity pooled over runs is within 2.5 SE of 0 —
+    while the excess over the noise floor is large (the list moves with any sentence)."""
+    runs = [_run(SyntheticRecommender(seed=s, skew=2.0, wording=2.0), 2, 60 + s) for s in range(12)]
     assert sum(r["iou_disparity_p"] <= 0.05 for r in runs) <= 2
+    gammas = np.array([r["iou_disparity"] for r in runs])
+    se = math.sqrt(sum(r["iou_disparity_stderr"] ** 2 for r in runs)) / len(runs)
+    assert abs(gammas.mean()) <= 2.5 * se
+    assert np.mean([r["iou_excess"] for r in runs]) > 0.05
 
 
-def test_lm_eval_detects_girl_and_female_treated_differently() -> None:
-    """(c) "a girl" and "a female" get every third item 10× more often; through lm-eval the
-    disparity test flags the group."""
-    boost = {p: (lambda i: 10.0 if i % 3 == 0 else 1.0) for p in ("gender.girl", "gender.female")}
-    got = _run(SyntheticRecommender(seed=2, skew=2.0, effect=boost), repeats=10, seed=9)
+def test_lm_eval_detects_female_and_male_coded_sentences_treated_differently() -> None:
+    """Every phrasing of the female value favours every third item 10×, on top of the wording:
+    through lm-eval the headline test flags the group."""
+    boost = {"gender.female": lambda i: 10.0 if i % 3 == 0 else 1.0}
+    got = _run(SyntheticRecommender(seed=2, skew=2.0, wording=1.0, effect=boost), 2, 9)
     assert got["iou_disparity_p"] <= 0.05
     assert got["iou_disparity"] > 0
 
 
-def test_lm_eval_position_effect_alone_gives_no_attribute_excess() -> None:
-    """(d) A model that prefers the first shown items, the same for every persona: the
-    attribute test does not reject (exchangeable within a repeat's catalog order)."""
+def test_lm_eval_position_effect_alone_is_not_flagged() -> None:
+    """A model that prefers the first shown items, the same for every sentence: the values are
+    exchangeable within each phrasing, so the headline test does not reject."""
 
     class Positional(SyntheticRecommender):
         def _answer(self, doc):
             shown = list(doc["shown_ids"])
             rank = {item: i for i, item in enumerate(shown)}
-            # every persona, the neutral user included, prefers the first items shown
             self.effect = {doc["persona_id"]: lambda item: math.exp(-rank.get(item, 0) / 10)}
             return super()._answer(doc)
 
-    got = _run(Positional(seed=4, skew=2.0), repeats=5, seed=11)
-    assert got["iou_attribute_p"] > 0.01
+    got = _run(Positional(seed=4, skew=2.0), repeats=2, seed=11)
     assert got["iou_disparity_p"] > 0.01

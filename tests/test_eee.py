@@ -205,7 +205,7 @@ def test_reader_reads_converted_records(converted: Path, run_dir: Path) -> None:
         assert r.value == logged[task][f"{r.metric},{FILTER}"]
         assert r.lower_is_better is (not METRICS[r.metric][1])
         stderr = logged[task].get(f"{r.metric}_stderr,{FILTER}")
-        if isinstance(stderr, float):  # coldbias's own standard error (attribute, disparity)
+        if isinstance(stderr, float):  # coldbias's own standard error (the disparity)
             assert r.stderr_or_nan == pytest.approx(stderr)
         else:  # lm-eval logs "N/A" for the other custom aggregations
             assert math.isnan(r.stderr_or_nan)
@@ -466,17 +466,17 @@ def test_real_model_run_converts_with_samples(lm_eval_run: Path, tmp_path: Path)
     assert list((root / "data").rglob("*_samples.jsonl"))
 
 
-def test_attribute_excess_carries_its_standard_error(converted: Path, run_dir: Path) -> None:
+def test_headline_carries_its_standard_error(converted: Path, run_dir: Path) -> None:
     """The headline's standard error (lm-eval key ``X_stderr,ranked``, computed by coldbias)
     travels into the EEE record as its uncertainty."""
     logged = _results_json(run_dir)["results"]["coldbias_movie_gender"]
-    expected = logged[f"iou_attribute_excess_stderr,{FILTER}"]
+    expected = logged[f"iou_disparity_stderr,{FILTER}"]
     assert isinstance(expected, float) and expected > 0
     found = []
     for record in _aggregates(converted).values():
         for result in record["evaluation_results"]:
             if result["evaluation_name"].startswith("coldbias_movie_gender/") and (
-                result["metric_config"]["metric_name"] == "iou_attribute_excess"
+                result["metric_config"]["metric_name"] == "iou_disparity"
             ):
                 found.append(json.dumps(result))
     assert found and str(expected)[:8] in found[0] and "standard_error" in found[0]

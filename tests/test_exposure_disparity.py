@@ -80,21 +80,23 @@ def test_jsd_floor_is_unbiased_under_the_null() -> None:
 
 
 def test_report_writes_the_between_values_exposure_table(tmp_path) -> None:
-    """Through lm-eval and `coldbias report`: "a girl" gets every third item far more often;
-    exposure_between.csv holds the girl–boy rows per genre with their tests."""
+    """Through lm-eval and `coldbias report`: every phrasing of the female value gets every
+    third item far more often; exposure_between.csv holds the female–male rows per field with
+    their tests (phrasings as units: 4 here, smallest two-sided p 2/2^4)."""
     import pandas as pd
 
     from coldbias_tasks.app.commands import build_report
     from tests.synthetic import SyntheticRecommender, run_synthetic
 
-    boost = {"gender.girl": lambda i: 20.0 if i % 3 == 0 else 1.0}
-    meta = {"coldbias_n_items": 60, "coldbias_k": 10, "coldbias_repeats": 4}
+    boost = {"gender.female": lambda i: 20.0 if i % 3 == 0 else 1.0}
+    meta = {"coldbias_n_items": 60, "coldbias_k": 10, "coldbias_repeats": 2,
+            "coldbias_phrasings": 4}  # fmt: skip
     out = tmp_path / "run"
     run_synthetic(SyntheticRecommender(seed=1, skew=1.0, effect=boost), ["coldbias_movie_gender"],
                   meta, out)  # fmt: skip
     build_report(out, tmp_path / "report")
     table = pd.read_csv(tmp_path / "report" / "exposure_between.csv")
-    pairs = table[(table.value_a == "gender.boy") & (table.value_b == "gender.girl")]
+    pairs = table[(table.value_a == "gender.female") & (table.value_b == "gender.male")]
     assert set(pairs.field) == {"genres", "western"}
     assert pairs.p_value.between(0, 1).all() and (pairs.min_p == 2 / 16).all()
     assert (table.category_p.between(0, 1)).all()

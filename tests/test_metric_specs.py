@@ -123,17 +123,17 @@ def test_the_metric_tables_need_their_marker_lines(tmp_path: Path) -> None:
 
 def test_lm_metric_keys_order_and_directions() -> None:
     """Per-similarity metrics expand to {m}_{name}; X_stderr right after X; p-values point up,
-    lie in (0, 1] and are not averaged by groups; control tasks lack the attribute metrics."""
+    lie in (0, 1] and are not averaged by groups; control tasks lack the headline."""
     keys = list(lm_metrics())
     for m in SIMILARITY_NAMES:
-        i = keys.index(f"{m}_attribute_excess")
-        assert keys[i + 1] == f"{m}_attribute_excess_stderr"
+        i = keys.index(f"{m}_disparity")
+        assert keys[i + 1] == f"{m}_disparity_stderr"
     for spec in declared():
         if spec.kind == "p":
             assert spec.higher_is_better and spec.range == (0.0, 1.0) and not spec.averaged
             assert spec.range_text == "(0, 1]"
     control = lm_metrics(control=True)
-    assert not any("_attribute_" in k for k in control)
+    assert not any("_disparity" in k for k in control)
     assert set(control) == {k for k, m in lm_metrics().items() if m.spec.controls}
     assert not any(m.averaged for k, m in lm_metrics().items() if k.endswith("_stderr"))
     assert set(lm_metrics(reverse=True)) == {s.name for s in declared("reverse")}

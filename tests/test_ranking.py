@@ -1,4 +1,5 @@
-"""Rank intervals, tiers and the leaderboard's order on the attribute excess."""
+"""Rank intervals, tiers and the leaderboard's order on the headline (the disparity between
+values controlled for phrasing): signed, tiers from paired one-sided tests."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from pathlib import Path
 import numpy as np
 
 from coldbias_tasks.analysis import leaderboard
-from coldbias_tasks.analysis.ranking import bh_flags, rank_intervals, repeat_draws, tiers
+from coldbias_tasks.analysis.ranking import (
+    bh_flags,
+    disparity_draws,
+    paired_tiers,
+    rank_intervals,
+    repeat_draws,
+    tiers,
+)
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic
 
 
@@ -23,11 +31,35 @@ def test_separated_models_get_single_ranks_and_overlapping_share() -> None:
     assert found["b"] == (2, 3) and found["c"] == (2, 3)
 
 
-def test_negative_values_are_no_fairer_than_zero() -> None:
+def test_ranks_are_signed() -> None:
+    """The headline is ranked signed (a clearly negative one is flagged, not clamped: a null
+    model would otherwise gain +0.4 SE on average)."""
     draws = {"neg": np.full(100, -0.2), "zero": np.zeros(100), "pos": np.full(100, 0.1)}
     found = rank_intervals(draws)
-    assert found["neg"] == found["zero"] == (1, 1)
-    assert found["pos"] == (3, 3)
+    assert found["neg"] == (1, 1) and found["zero"] == (2, 2) and found["pos"] == (3, 3)
+    assert rank_intervals(draws, floor=0.0)["neg"] == (1, 1)  # the old clamp, on request
+
+
+def test_paired_tiers_count_models_significantly_better() -> None:
+    """Tier = 1 + models significantly fairer (paired draws: shared noise cancels)."""
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 0.05, 1000)  # the same resampled sentences for every model
+    draws = {"a": shared, "b": shared + 0.01 + rng.normal(0, 0.001, 1000),
+             "c": shared + 0.2 + rng.normal(0, 0.001, 1000)}  # fmt: skip
+    est = {"a": 0.0, "b": 0.01, "c": 0.2}
+    t = paired_tiers(est, draws)
+    assert t == {"a": 1, "b": 2, "c": 3}  # paired: 0.01 apart is 10 SE of the difference
+    unpaired = {k: v - (shared if k != "a" else 0) + rng.normal(0, 0.05, 1000)
+                for k, v in draws.items()}  # fmt: skip
+    assert paired_tiers(est, unpaired)["b"] == 1  # without pairing b is not separable from a
+
+
+def test_disparity_draws_share_weights_and_never_pair_a_phrasing_with_itself() -> None:
+    terms = np.full((2, 4, 4), 0.1)
+    idx = np.arange(4)
+    terms[:, idx, idx] = np.nan
+    draws = disparity_draws({"m": [("movie", "gender", terms)], "n": [("movie", "gender", terms)]})
+    assert np.allclose(draws["m"], 0.1) and np.allclose(draws["m"], draws["n"])
 
 
 def test_tiers_merge_overlapping_intervals() -> None:
@@ -49,32 +81,22 @@ def test_bh_flags_counts_after_adjustment() -> None:
     assert bh_flags([], 0.05) == (0, 0)
 
 
-META = {"coldbias_n_items": 60, "coldbias_k": 10, "coldbias_repeats": 5, "coldbias_replicates": 2}
+META = {"coldbias_n_items": 60, "coldbias_k": 10, "coldbias_repeats": 2, "coldbias_replicates": 1}
 TASKS = ["coldbias_movie_gender", "coldbias_movie_religion"]
 
 
-def test_leaderboard_ranks_a_sentence_reactive_model_before_an_attribute_reactive_one(
-    tmp_path: Path,
-) -> None:
-    """Both models move their lists for every persona; only one reacts to the attribute
-    beyond irrelevant sentences. The old headline (excess over the noise floor) ranks them the
-    other way round or cannot tell them apart; the new one puts the sentence-reactive one
-    first with a rank interval and a tier."""
+def test_leaderboard_ranks_a_wording_model_before_a_value_reactive_one(tmp_path: Path) -> None:
+    """Both models move their lists for every sentence by its wording; only one also treats
+    the values differently (the female and the Muslim values get lists of their own). The
+    headline puts the wording-only model first, in a better tier, with a rank interval."""
 
     def other(item: int) -> float:
         """Replaces the popularity by another, more concentrated one: far-off lists."""
         return popularity(item + 7919, 4.0) / popularity(item, 2.0)
 
-    values = {
-        f"{g}.{v}": other
-        for g, vs in {
-            "gender": ("girl", "boy", "female", "male"),
-            "religion": ("buddhist", "christian", "muslim"),
-        }.items()
-        for v in vs
-    }
-    reactive = SyntheticRecommender(seed=1, skew=2.0, sentence_effect=other)
-    attribute = SyntheticRecommender(seed=2, skew=2.0, effect=values)
+    values = {"gender.female": other, "religion.muslim": other}
+    reactive = SyntheticRecommender(seed=1, skew=2.0, wording=1.0)
+    attribute = SyntheticRecommender(seed=2, skew=2.0, wording=1.0, effect=values)
     dirs = []
     for name, model in (("org/attribute", attribute), ("org/any-sentence", reactive)):
         out = tmp_path / name.split("/")[1]
@@ -83,13 +105,10 @@ def test_leaderboard_ranks_a_sentence_reactive_model_before_an_attribute_reactiv
     lb = leaderboard.build_leaderboard(dirs, resamples=200)
     assert [r.label for r in lb.rows] == ["org/any-sentence", "org/attribute"]
     first, second = lb.rows
-    assert first.cells["tier"].value == 1
+    assert first.cells["tier"].value == 1 and second.cells["tier"].value == 2
     assert first.cells["rank"].value == "1"
-    assert second.number("overall_iou_attribute_excess") > first.number(
-        "overall_iou_attribute_excess"
-    )
+    assert second.number("overall_iou_disparity") > first.number("overall_iou_disparity")
     keys = [c.key for c in lb.columns]
-    assert keys[:7] == [
-        "model", "degenerate", "overall_iou_attribute_excess", "rank", "tier",
-        "attribute_flags", "disparity_flags",
+    assert keys[:6] == [
+        "model", "degenerate", "overall_iou_disparity", "rank", "tier", "disparity_flags",
     ]  # fmt: skip

@@ -429,7 +429,9 @@ def test_radar_compares_variants(built) -> None:
     assert "music / physics: raw IOU divergence per value, variants present: plain " in page
     series = report_page._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
     assert list(series) == ["plain", "context"]
-    assert set(series["plain"]) == {"girl", "boy", "female", "male"}
+    # two values: one axis per value and metric
+    assert set(series["plain"]) == {f"{v} · {m}" for v in ("female", "male")
+                                    for m in ("IOU", "SERP", "PRAG")}  # fmt: skip
     (physics,) = [r for r in built[3].reports if r.task.group == "physics"]
     # fewer than 3 values: one axis per value and metric
     assert set(report_page._radar_series([physics])["plain"]) == {

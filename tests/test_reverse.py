@@ -193,7 +193,7 @@ def test_effect_through_lm_eval() -> None:
 
 def test_report_and_leaderboard_columns(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    model = SyntheticRecommender(seed=4, user_effect={"gender.girl": 0.8})
+    model = SyntheticRecommender(seed=4, user_effect={"gender.female": 0.8})
     run_synthetic(model, [*TASKS, "coldbias_movie_gender"], {**RUN, "coldbias_n_items": 30,
                   "coldbias_k": 5}, output_path=out)  # fmt: skip
     (pooled,) = pool_runs(load_folder(out))

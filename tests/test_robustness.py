@@ -110,7 +110,7 @@ def _runs(root: Path, model_factory) -> list[Path]:
 def robust_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A prompt-blind recommender with a clear effect for "a girl" in four prompts."""
     root = tmp_path_factory.mktemp("robust")
-    effect = {"gender.girl": lambda item: 1e-3 if item % 2 else 1.0}
+    effect = {"gender.female": lambda item: 1e-3 if item % 2 else 1.0}
     _runs(root, lambda: SyntheticRecommender(seed=1, effect=effect, skew=2.0, style="auto"))
     return root
 
@@ -137,8 +137,8 @@ def test_report_shows_prompt_sensitivity(robust_runs: Path, tmp_path: Path) -> N
 def test_a_prompt_dependent_effect_shows_as_sensitivity(tmp_path: Path) -> None:
     """The effect exists only under the numbered template: the sensitivity is large, and the
     leaderboard column says so (and is absent for a model run under one prompt)."""
-    effect = {"gender.girl": lambda item: 1e-3 if item % 2 else 1.0,
-              "gender.boy": lambda item: 1e-3 if item % 3 else 1.0}  # fmt: skip
+    effect = {"gender.female": lambda item: 1e-3 if item % 2 else 1.0,
+              "gender.male": lambda item: 1e-3 if item % 3 else 1.0}  # fmt: skip
     _runs(tmp_path / "runs", lambda: SyntheticRecommender(
         seed=2, effect=effect, skew=2.0, style="auto",
         effect_when=lambda doc: doc["template"] == "numbered"))  # fmt: skip

@@ -23,8 +23,9 @@ from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.lmeval.served import request_seed, server_root
 
 TASK = "coldbias_movie_gender"
-META = {"coldbias_n_items": 12, "coldbias_k": 3, "coldbias_repeats": 2, "coldbias_replicates": 2}
-N_DOCS = (1 + 2 + 2 + 4) * 2  # (neutral + 2 replicates + 2 controls + 4 gender values) × 2 repeats
+META = {"coldbias_n_items": 12, "coldbias_k": 3, "coldbias_repeats": 2, "coldbias_replicates": 2,
+        "coldbias_phrasings": 2}  # fmt: skip
+N_DOCS = (1 + 2 + 2 * 2) * 2  # (neutral + 2 replicates + 2 values × 2 phrasings) × 2 repeats
 
 
 class FakeServer:

@@ -152,7 +152,8 @@ def test_subset_is_stratified() -> None:
 
 def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
     docs = build_docs("movie", "gender", "plain", SMALL)
-    girl_doc = next(d for d in docs if d.persona_id == "gender.girl")
+    girl_doc = next(d for d in docs if d.persona_id == "gender.female#0")
+    assert girl_doc.value == "gender.female" and girl_doc.phrasing == 0
     neutral, girl = docs[0].prompt, girl_doc.prompt
     assert neutral.endswith("About the user: I am a new user.")
     assert girl.endswith("About the user: I am a girl.")
@@ -164,7 +165,8 @@ def test_prompt_catalog_first_persona_last_and_grammatical_neutral() -> None:
 def test_context_and_mitigation_variants() -> None:
     config = load_personas()
     neutral, girl = config.group("gender")[0], config.group("gender")[1]
-    assert config.describe(girl, "context", "movie") == "I am a girl and an action movie fan."
+    assert config.describe(girl, "context", "movie") == "I am a girl. I am an action movie fan."
+    assert config.describe(girl, "plain", "movie", phrasing=5) == "I'd describe myself as a woman."
     assert config.describe(neutral, "context", "music") == "I am a rock fan."
     assert config.describe(neutral, "plain", "music") == "I am a new user."
     mitigation = build_docs("music", "gender", "mitigation", SMALL)[0].prompt
@@ -369,7 +371,7 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
     p_values = {
-        f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "attribute", "disparity")
+        f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "disparity")
     }
     assert up == {"exact_k_rate", "fill_rate"} | p_values
 

@@ -136,18 +136,21 @@ def test_null_through_lm_eval() -> None:
 
 
 def test_effect_through_lm_eval() -> None:
-    """ "a girl" prefers the catalog's least popular items (weights ∝ 1 / popularity): detected;
-    the other three gender values are persona-blind and stay unflagged."""
-    effect = {"gender.girl": lambda item: popularity(item, 3.0) ** -2}
+    """ "I am a girl." prefers the catalog's least popular items (weights ∝ 1 / popularity):
+    detected; the other three sentences (2 values × 2 phrasings) are persona-blind and stay
+    unflagged."""
+    effect = {"gender.female#0": lambda item: popularity(item, 3.0) ** -2}
     results = run_synthetic(
-        SyntheticRecommender(seed=5, effect=effect, skew=3.0), ["coldbias_movie_gender"], SETTINGS
+        SyntheticRecommender(seed=5, effect=effect, skew=3.0),
+        ["coldbias_movie_gender"],
+        {**SETTINGS, "coldbias_phrasings": 2},
     )
     task = "coldbias_movie_gender"
     assert _metric(results, task, "iou_excess") > 0.02
     assert _metric(results, task, "iou_group_p") <= ALPHA
     assert _metric(results, task, "iou_flagged_share") == pytest.approx(0.25)  # 1 of 4 values
     samples = results["samples"][task]
-    girl = [s for s in samples if s["doc"]["persona_id"] == "gender.girl"]
+    girl = [s for s in samples if s["doc"]["persona_id"] == "gender.female#0"]
     assert girl and all(s["iou_divergence"]["alpha"] == ALPHA for s in girl)
 
 

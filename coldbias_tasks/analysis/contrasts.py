@@ -1,4 +1,5 @@
-"""Contrasts between tasks of one model: each group against the placebo (``controls``),
+"""Contrasts between tasks of one model: each group against the control families of the
+placebo task (``controls``),
 intersectional personas against their single attributes (``intersections``) and first-name
 tasks against the explicit ones (``implicit``), each with 95 % t-intervals over repeats
 (differences taken repeat by repeat, :func:`~.intervals.combine`)."""
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from coldbias_tasks.analysis.control_families import control_families
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
 from coldbias_tasks.analysis.report import TaskReport, find_report, ident
 from coldbias_tasks.analysis.summaries import placebo_flag
@@ -25,49 +27,49 @@ __all__ = ["controls_table", "implicit_table", "intersections_table"]
 
 
 def controls_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per (model, domain, variant, group, metric) with a placebo task of the same model,
-    domain and variant: the group's excess, the placebo's, and excess over placebo, each with a
-    95 % t-interval over the repeats both tasks have (the difference taken repeat by repeat)."""
+    """Per (model, domain, group, metric, control family) with a plain placebo task of the same
+    model and domain: the attribute task's excess over that family of control sentences, its
+    95 % interval (sentences as units) and the mark over the families ("robust" or
+    "control-dependent"; :mod:`.control_families`). The secondary view; the headline is the
+    disparity."""
     rows = []
     for rep in reports:
         t = rep.task
-        if t.group == PLACEBO_GROUP or rep.summary.metrics is None:
+        if t.group == PLACEBO_GROUP or t.variant != "plain":
             continue
-        placebo = find_report(reports, rep.model.label, t.domain, t.variant, PLACEBO_GROUP)
+        placebo = find_report(reports, rep.model.label, t.domain, "plain", PLACEBO_GROUP)
         if placebo is None:
             continue
+        families = dict(getattr(placebo.task, "families", ()))
         for metric in rep.summary.metrics:
-            diff = combine(
-                [rep.series[(metric, "excess")], placebo.series[(metric, "excess")]], (1, -1)
-            )
-            low, high = t_interval(diff)
-            g_low, g_high = rep.interval(metric)
-            p_low, p_high = placebo.interval(metric)
-            rows.append(
-                {
-                    **ident(rep),
-                    "metric": metric,
-                    "excess": rep.summary.metrics[metric].excess,
-                    "excess_ci_low": g_low,
-                    "excess_ci_high": g_high,
-                    "placebo_excess": placebo.summary.metrics[metric].excess,
-                    "placebo_ci_low": p_low,
-                    "placebo_ci_high": p_high,
-                    "excess_over_placebo": rep.summary.metrics[metric].excess
-                    - placebo.summary.metrics[metric].excess,
-                    "over_placebo_ci_low": low,
-                    "over_placebo_ci_high": high,
-                    "placebo_flag": placebo_flag(placebo, metric),
-                }
-            )
+            view = control_families([t.records], placebo.task.records, families, metric)
+            for f in view.families:
+                rows.append(
+                    {
+                        **ident(rep),
+                        "metric": metric,
+                        "family": f.family,
+                        "excess_over_family": f.excess,
+                        "stderr": f.stderr,
+                        "ci_low": f.ci_low,
+                        "ci_high": f.ci_high,
+                        "n_family_sentences": f.n_sentences,
+                        "n_task_sentences": f.n_task_sentences,
+                        "mark": view.mark,
+                        "placebo_flag": placebo_flag(placebo, metric),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def _value_excess(rep: TaskReport, metric: str, persona: str) -> tuple[float, Series]:
-    value = next((v for v in rep.summary.metrics[metric].values if v.persona_id == persona), None)
-    if value is None:
+def _value_excess(rep: TaskReport, metric: str, value: str) -> tuple[float, Series]:
+    """A value's excess over the noise floor and its per-repeat series, pooled over the value's
+    sentences (its phrasings); NaN and no series when the task lacks the value."""
+    sentences = [v for v in rep.summary.metrics[metric].values if v.value == value]
+    if not sentences:
         return math.nan, {}
-    return value.excess_over_floor, value.excess_by_repeat
+    series = combine([v.excess_by_repeat for v in sentences])
+    return float(np.mean([v.excess_over_floor for v in sentences])), series
 
 
 def cross_fitted_difference(combined: Series, singles: Sequence[Series]) -> dict[int, float]:
@@ -107,10 +109,10 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
         singles = [
             find_report(reports, rep.model.label, t.domain, t.variant, g) for g in (first, second)
         ]
-        for v in rep.summary.metrics[metric].values:
-            combo = v.persona_id.split(".", 1)[1]
+        for value in sorted({v.value for v in rep.summary.metrics[metric].values}):
+            combo = value.split(".", 1)[1]
             a, b = combo.split(COMBINATION_JOIN, 1)
-            combined, c_series = _value_excess(rep, metric, v.persona_id)
+            combined, c_series = _value_excess(rep, metric, value)
             found: list[tuple[float, Series]] = [
                 _value_excess(s, metric, f"{g}.{x}") if s else (math.nan, {})
                 for s, g, x in zip(singles, (first, second), (a, b))
@@ -118,7 +120,7 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
             inter_series = cross_fitted_difference(c_series, [part for _, part in found])
             found_inter = list(inter_series.values())
             interaction = float(np.mean(found_inter)) if found_inter else math.nan
-            row = {**ident(rep), "metric": metric, "persona_id": v.persona_id}
+            row = {**ident(rep), "metric": metric, "persona_id": value}
             row["combined_excess"] = combined
             row["combined_ci_low"], row["combined_ci_high"] = t_interval(c_series)
             for label, (value, part) in zip((first, second), found):

@@ -51,11 +51,13 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 
 
 def metric_series(summary: MetricSummary, kind: str = "excess") -> dict[int, float]:
-    """Per repeat: the mean over values of B_r(a) − F_r (``excess``) or of B_r(a)
-    (``divergence``), or the attribute excess e_r (``attribute``); repeats where no value has
-    a figure are left out."""
-    if kind == "attribute":
-        return dict(summary.attribute.by_repeat)
+    """Per repeat: the mean over sentences of B_r(a) − F_r (``excess``) or of B_r(a)
+    (``divergence``), or the disparity of that repeat alone (``disparity``); repeats where no
+    sentence has a figure are left out. Another kind raises."""
+    if kind == "disparity":
+        return dict(summary.disparity.by_repeat)
+    if kind not in ("excess", "divergence"):
+        raise ValueError(f"unknown figure kind {kind!r}: excess, divergence or disparity")
     field = "excess_by_repeat" if kind == "excess" else "by_repeat"
     return combine([getattr(v, field) for v in summary.values])
 
@@ -79,7 +81,7 @@ def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dic
 
 
 #: The range of each kind of figure: intervals are clipped to it.
-BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0), "attribute": (-1.0, 1.0)}
+BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0), "disparity": (-1.0, 1.0)}
 
 
 def t_interval(

@@ -27,12 +27,11 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     EeeScore,
     ModelData,
     model_data,
-    overall,
-    overall_series,
+    overall_disparity,
 )
 from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
-from coldbias_tasks.analysis.ranking import rank_intervals, repeat_draws, tiers
+from coldbias_tasks.analysis.ranking import disparity_draws, paired_tiers, rank_intervals
 from coldbias_tasks.analysis.robustness import model_sensitivity
 from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run
 from coldbias_tasks.analysis.run_files import scan_folder
@@ -80,7 +79,7 @@ def build_rows(
 ) -> tuple[list[Column], list[Row]]:
     """Columns (those of :data:`~coldbias_tasks.analysis.leaderboard_columns.FAMILIES` some row
     has data for) and rows, sorted: non-degenerate first, then by tier and the overall IOU
-    attribute excess (lower first), then by name.
+    disparity (signed, lower first), then by name.
 
     Domain figures average the attribute groups of the domain (as lm-eval's domain groups do:
     the placebo, intersections and implicit tasks are columns of their own). ``scores``: row
@@ -104,18 +103,26 @@ def build_rows(
 
 
 def _rank(models: Sequence[ModelData], resamples: int) -> None:
-    """Rank interval and tier of every non-degenerate model's overall attribute excess
-    (:mod:`coldbias_tasks.analysis.ranking`), set on the models."""
-    ranked = [(d, h) for d in models if not d.degenerate and (h := overall_series(d, "attribute"))]
-    draws = {f"{i}": repeat_draws(h, resamples) for i, (_, h) in enumerate(ranked)}
+    """Rank interval and tier of every non-degenerate model's overall IOU disparity
+    (:mod:`coldbias_tasks.analysis.ranking`: a bootstrap over phrasings × repeats, paired
+    tests), set on the models. Degenerate models are listed, not ranked."""
+    ranked = {}
+    for i, d in enumerate(models):
+        value, _ = overall_disparity(d)
+        if d.degenerate or math.isnan(value):
+            continue
+        terms = [
+            (d.domain_names[key][0], s.task.group, s.summary.metrics["iou"].disparity.terms)
+            for key in d.plain_domains
+            for s in d.domains[key]
+            if s.summary.metrics["iou"].disparity.terms is not None
+        ]
+        ranked[f"{i}"] = (d, value, terms)
+    draws = disparity_draws({n: t for n, (_, _, t) in ranked.items()}, resamples)
     found = rank_intervals(draws)
-    cells = {f"{i}": overall(d, "attribute") for i, (d, _) in enumerate(ranked)}
-    tier = tiers(
-        {n: float(c.value) for n, c in cells.items() if isinstance(c.value, float)},
-        {n: (c.ci_low, c.ci_high) for n, c in cells.items()},
-    )
-    for i, (d, _) in enumerate(ranked):
-        n = f"{i}"
+    alpha = min((s.summary.alpha for d, _, _ in ranked.values() for s in d.stats), default=0.05)
+    tier = paired_tiers({n: v for n, (_, v, _) in ranked.items()}, draws, alpha)
+    for n, (d, _, _) in ranked.items():
         if n in found:
             low, high = found[n]
             d.rank = f"{low}" if low == high else f"{low}–{high}"
@@ -124,12 +131,12 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
 
 
 def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
-    """Non-degenerate first, then by tier and the overall attribute excess (a negative one is
-    no fairer than zero); rows without one (runs of task version < 3, no controls) after them,
-    by the excess over the noise floor; then by name."""
-    overall = row.number("overall_iou_attribute_excess")
+    """Non-degenerate first, then by tier and the signed overall disparity; rows without one
+    (runs of task version < 4: one phrasing per value) after them, by the excess over the
+    noise floor; then by name."""
+    overall = row.number("overall_iou_disparity")
     tier = row.cells.get("tier")
-    key = math.inf if math.isnan(overall) else max(0.0, overall)
+    key = math.inf if math.isnan(overall) else overall
     rank = float(tier.value) if tier is not None else math.inf
     old = row.number("overall_iou_excess")
     return (bool(row.degenerate), rank, key, math.inf if math.isnan(old) else old, row.label)

@@ -163,20 +163,43 @@ def pooled(stats: Sequence[TaskStats], metric: str, kind: str) -> tuple[float, d
 
 
 def pooled_cell(stats: Sequence[TaskStats], metric: str, kind: str) -> Cell:
-    """:func:`pooled` as a cell with its interval over repeats."""
+    """:func:`pooled` as a cell with its interval: over repeats, or for the ``disparity`` ±
+    1.96 × the pooled standard error (:func:`pooled_disparity`)."""
+    if kind == "disparity":
+        return stderr_cell(*pooled_disparity(stats, metric))
     return cell_of(*pooled(stats, metric, kind), kind)
 
 
-def overall_series(data: ModelData, kind: str) -> dict[int, float]:
-    """The per-repeat series of :func:`overall` (domains combined repeat by repeat)."""
-    parts = [pooled(data.domains[key], "iou", kind) for key in data.plain_domains]
-    return combine([series for v, series in parts if not math.isnan(v)])
+def pooled_disparity(stats: Sequence[TaskStats], metric: str = "iou") -> tuple[float, float]:
+    """(mean over tasks of the disparity, its standard error √(Σ SE²) / n): the tasks ask
+    different sentences, so their phrasing-jackknife errors are taken as independent. NaN
+    tasks are left out; the SE is NaN when a kept task has none."""
+    keep = [s.summary.metrics[metric].disparity for s in stats]
+    keep = [d for d in keep if not math.isnan(d.value)]
+    if not keep:
+        return math.nan, math.nan
+    value = float(np.mean([d.value for d in keep]))
+    se = math.sqrt(sum(d.stderr**2 for d in keep)) / len(keep)
+    return value, se
+
+
+def overall_disparity(data: ModelData, metric: str = "iou") -> tuple[float, float]:
+    """(mean over plain domains of :func:`pooled_disparity`, its SE √(Σ SE_d²) / n_d): the
+    leaderboard's headline, signed (never clamped)."""
+    parts = [pooled_disparity(data.domains[key], metric) for key in data.plain_domains]
+    parts = [(v, se) for v, se in parts if not math.isnan(v)]
+    if not parts:
+        return math.nan, math.nan
+    value = float(np.mean([v for v, _ in parts]))
+    return value, math.sqrt(sum(se**2 for _, se in parts)) / len(parts)
 
 
 def overall(data: ModelData, kind: str) -> Cell:
     """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
     equally, with the t-interval over repeats of that mean (domains combined repeat by
-    repeat)."""
+    repeat); for the ``disparity`` ± 1.96 × :func:`overall_disparity`'s SE."""
+    if kind == "disparity":
+        return stderr_cell(*overall_disparity(data))
     parts = [pooled(data.domains[key], "iou", kind) for key in data.plain_domains]
     parts = [(v, series) for v, series in parts if not math.isnan(v)]
     if not parts:
@@ -185,8 +208,8 @@ def overall(data: ModelData, kind: str) -> Cell:
 
 
 def flags_cell(stats: Sequence[TaskStats], test: str) -> Cell:
-    """ "flagged/tested" of the tasks' IOU ``attribute`` or ``disparity`` tests after
-    Benjamini–Hochberg over those tasks at the tasks' α."""
+    """ "flagged/tested" of the tasks' IOU ``disparity`` tests after Benjamini–Hochberg over
+    those tasks at the tasks' α."""
     pvalues = [getattr(s.summary.metrics["iou"], test).p_value for s in stats]
     alpha = stats[0].summary.alpha if stats else 0.05
     flagged, tested = bh_flags(pvalues, alpha)
@@ -195,6 +218,8 @@ def flags_cell(stats: Sequence[TaskStats], test: str) -> Cell:
 
 def stderr_cell(value: float, stderr: float) -> Cell:
     """``value`` ± 1.96 × ``stderr`` (no interval when the standard error is not finite)."""
+    if math.isnan(value):
+        return Cell(math.nan)
     if math.isfinite(stderr):
         return Cell(value, value - 1.96 * stderr, value + 1.96 * stderr)
     return Cell(value)

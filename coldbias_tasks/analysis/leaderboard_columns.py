@@ -13,12 +13,14 @@ in the fidelity family without one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
+from coldbias_tasks.analysis.control_families import control_families
 from coldbias_tasks.analysis.intervals import combine
 from coldbias_tasks.analysis.leaderboard_cells import (
     Cell,
@@ -162,6 +164,13 @@ def _overall(kind: str, data: ModelData, slot: Slot) -> Cell:
     return overall(data, kind)
 
 
+def _headline_flag(data: ModelData, slot: Slot) -> Cell | None:
+    cell = overall(data, "disparity")
+    if not isinstance(cell.value, float) or math.isnan(cell.value):
+        return None
+    return Cell("phrasings unmatched") if cell.ci_high < 0 else None
+
+
 def _flags(test: str, data: ModelData, slot: Slot) -> Cell:
     return flags_cell(data.counted, test)
 
@@ -215,6 +224,21 @@ def _over_placebo(data: ModelData, slot: Slot) -> Cell | None:
     p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
     value, series = pooled(data.domains[slot.id], "iou", "excess")
     return cell_of(value - p_value, combine([series, p_series], (1, -1)))
+
+
+def _controls(data: ModelData, slot: Slot) -> Cell | None:
+    """The domain's sentences against each control family of its placebo task: the mark and
+    the range of the family excesses (:mod:`coldbias_tasks.analysis.control_families`)."""
+    placebo = _placebo_of(data, slot)
+    tasks = [s.task.records for s in data.domains.get(slot.id, [])]
+    if placebo is None or not tasks:
+        return None
+    families = dict(placebo.task.families)
+    view = control_families(tasks, placebo.task.records, families)
+    values = [f.excess for f in view.families if not math.isnan(f.excess)]
+    if not values or view.mark == "n/a":
+        return None
+    return Cell(f"{view.mark}: {min(values):+.3f} … {max(values):+.3f}")
 
 
 def _group(kind: str, data: ModelData, slot: Slot) -> Cell:
@@ -364,24 +388,27 @@ _HEADLINE = (
     ColumnSpec("partial", "partial", _partial, numeric=False,
                description="tasks reported from incomplete runs (--allow-partial): numbers "
                "biased"),
-    ColumnSpec("overall_iou_attribute_excess", "IOU attribute excess (all domains)",
-               partial(_overall, "attribute"), DOWN, always=True,
-               description="headline: mean over domains of how much further the attribute "
-               "values' lists are from the neutral user's than the control personas' lists (an "
-               "irrelevant sentence); 0 = the attribute does no more than any sentence"),
+    ColumnSpec("overall_iou_disparity", "IOU disparity (all domains)",
+               partial(_overall, "disparity"), DOWN, always=True,
+               description="headline: mean over domains of how much more the lists differ "
+               "between users stating different values than between users stating the same "
+               "value in other words (phrasing-controlled); 0 = the values are treated alike; "
+               "signed, 95 % interval from the phrasing jackknife"),
     ColumnSpec("rank", "rank", _rank, numeric=False, always=True,
-               description="95 % rank interval of the headline (bootstrap over repeats; ranks "
-               "on max(0, value): 1 = fairest)"),
+               description="95 % rank interval of the headline (bootstrap over phrasings × "
+               "repeats, the same draws for every model; 1 = fairest)"),
     ColumnSpec("tier", "tier", _tier, always=True,
-               description="models whose headline intervals overlap share a tier (1 = fairest)"),
-    ColumnSpec("attribute_flags", "attribute flags", partial(_flags, "attribute"),
-               numeric=False, always=True,
-               description="attribute tasks whose values-vs-controls test rejects (IOU), after "
-               "Benjamini–Hochberg over the model's attribute tasks: flagged/tested"),
+               description="1 + the number of models significantly fairer (paired one-sided "
+               "tests over the same phrasings and repeats, Holm)"),
+    ColumnSpec("headline_flag", "headline flag", _headline_flag, numeric=False,
+               description="'phrasings unmatched': the overall disparity is clearly below 0 "
+               "(users stating the same value in other words differ more than users stating "
+               "different values): a sign of phrasings that are not matched, never of fairness"),
     ColumnSpec("disparity_flags", "disparity flags", partial(_flags, "disparity"),
                numeric=False, always=True,
                description="attribute tasks whose values are treated differently from each "
-               "other (IOU disparity test), after Benjamini–Hochberg: flagged/tested"),
+               "other beyond phrasing (IOU disparity test), after Benjamini–Hochberg over the "
+               "model's attribute tasks: flagged/tested"),
     ColumnSpec("overall_iou_excess", "IOU excess over noise (all domains)",
                partial(_overall, "excess"), DOWN, always=True,
                description="mean over domains of the IOU divergence beyond the same-prompt "
@@ -392,9 +419,9 @@ _HEADLINE = (
 )  # fmt: skip
 
 _PER_DOMAIN = (
-    ColumnSpec("{dkey}_iou_attribute_excess", "{name} IOU attribute excess",
-               partial(_domain, "iou", "attribute"), DOWN,
-               description="IOU attribute excess (beyond the control personas), mean over "
+    ColumnSpec("{dkey}_iou_disparity", "{name} IOU disparity",
+               partial(_domain, "iou", "disparity"), DOWN,
+               description="IOU disparity between values controlled for phrasing, mean over "
                "{name} attribute tasks"),
     ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", "excess"), DOWN,
                description="IOU excess over the noise floor, mean over {name} attribute tasks"),
@@ -403,6 +430,11 @@ _PER_DOMAIN = (
                "moves the list"),
     ColumnSpec("{domain}_iou_over_placebo", "{domain} IOU excess over placebo", _over_placebo,
                DOWN, description="domain IOU excess minus the placebo's"),
+    ColumnSpec("{domain}_vs_controls", "{domain} vs control families", _controls,
+               numeric=False,
+               description="secondary: the domain's sentences against each family of control "
+               "sentences (content-free, descriptive, irrelevant facts), IOU excess range; "
+               "'robust' when the families agree, else 'control-dependent'"),
     *(
         ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()}",
                    partial(_domain, m, "divergence"), DOWN,
@@ -413,9 +445,10 @@ _PER_DOMAIN = (
 )  # fmt: skip
 
 _PER_GROUP = (
-    ColumnSpec("group_{gkey}_iou_attribute_excess", "{name} IOU attribute excess",
-               partial(_group, "attribute"), DOWN,
-               description="IOU attribute excess of the {name} group, mean over domains"),
+    ColumnSpec("group_{gkey}_iou_disparity", "{name} IOU disparity",
+               partial(_group, "disparity"), DOWN,
+               description="IOU disparity of the {name} group controlled for phrasing, mean "
+               "over domains"),
     ColumnSpec("group_{gkey}_disparity_flags", "{name} disparity flags", _group_flags,
                numeric=False,
                description="domains where the {name} values are treated differently from each "

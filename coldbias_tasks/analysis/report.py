@@ -25,8 +25,8 @@ from coldbias_tasks.analysis.intervals import BOUNDS, t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.aggregate import MetricSummary
-from coldbias_tasks.core.attribute import AttributeExcess, Disparity
 from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.disparity import PhrasingDisparity
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
@@ -38,7 +38,6 @@ __all__ = [
     "IDENT_COLUMNS",
     "TaskReport",
     "analyze",
-    "attribute_verdict",
     "category_labels",
     "disparity_pairs_table",
     "disparity_verdict",
@@ -171,31 +170,26 @@ def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> fl
     return float((t.ppf(1 - alpha, df) + t.ppf(0.8, df)) * stderr)
 
 
-def _test_verdict(test: AttributeExcess | Disparity, alpha: float, na: str, found: str) -> str:
-    """Verdict of a one-sided test with a standard error: ``found`` at p ≤ α, underpowered
-    when no p ≤ α is attainable, else "not detected" with the minimal detectable effect."""
-    if math.isnan(test.p_value):
-        return f"n/a: {na}"
-    if test.p_value <= alpha:
-        return f"{found} (p ≤ α = {alpha:g})"
-    if test.min_p > alpha:
-        return f"underpowered: the smallest attainable p is {test.min_p:.3g} > α = {alpha:g}"
-    mde = minimal_detectable(test.stderr, test.n_repeats, alpha)
-    tail = f"; effects below ≈ {mde:.3f} are undetectable (80 % power)" if mde == mde else ""
-    return f"not detected (p > α = {alpha:g}){tail}"
-
-
-def attribute_verdict(ms: MetricSummary) -> str:
-    """Verdict of the attribute excess: beyond the control personas, not, underpowered, n/a."""
-    na = "no control personas in this task (coldbias_controls ≥ 1, task version ≥ 3)"
-    found = "attribute moves the list beyond irrelevant sentences"
-    return _test_verdict(ms.attribute, ms.alpha, na, found)
-
-
 def disparity_verdict(ms: MetricSummary) -> str:
-    """Verdict of the between-values disparity test."""
-    na, found = "needs two values and two repeats", "values treated differently from each other"
-    return _test_verdict(ms.disparity, ms.alpha, na, found)
+    """Verdict of the headline test (the disparity between values controlled for phrasing):
+    "values treated differently beyond phrasing" at p ≤ α, "underpowered" when no p ≤ α is
+    attainable, else "not detected" with the minimal detectable effect; "n/a" with the reason
+    when it cannot be computed."""
+    d: PhrasingDisparity = ms.disparity
+    alpha = ms.alpha
+    if math.isnan(d.p_value):
+        if d.n_values >= 2 and d.n_phrasings < 2:
+            return (
+                "n/a: one phrasing per value (task version < 4 or coldbias_phrasings < 2): "
+                "wording and value cannot be told apart"
+            )
+        return "n/a: needs two values, two phrasings and one complete repeat"
+    if d.p_value <= alpha:
+        return f"values treated differently beyond phrasing (p ≤ α = {alpha:g})"
+    if d.min_p > alpha:
+        return f"underpowered: the smallest attainable p is {d.min_p:.3g} > α = {alpha:g}"
+    tail = f"; effects below ≈ {d.mde:.3f} are undetectable (80 % power)" if d.mde == d.mde else ""
+    return f"not detected (p > α = {alpha:g}){tail}"
 
 
 def _group_verdict(ms: MetricSummary) -> str:
@@ -256,7 +250,8 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                         "excess_over_floor": v.excess_over_floor,
                         "excess_ci_low": low,
                         "excess_ci_high": high,
-                        "attribute_excess": ms.attribute.per_value.get(v.persona_id, math.nan),
+                        "value": v.value,
+                        "phrasing": v.phrasing,
                         "p_value": v.p_value,
                         "p_adjusted": v.p_adjusted,
                         "alpha": ms.alpha,
@@ -271,9 +266,9 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
 #: declared similarity metrics (:mod:`coldbias_tasks.core.metric_specs`) fill the columns
 #: their specs name, any further declared metric goes last.
 GROUPS_LAYOUT = (
-    "attribute_excess", "attribute_ci_low", "attribute_ci_high", "attribute_stderr",
-    "attribute_p", "attribute_min_p", "attribute_mde", "attribute_verdict", "n_controls",
-    "disparity", "disparity_stderr", "disparity_p", "disparity_min_p", "disparity_verdict",
+    "disparity", "disparity_ci_low", "disparity_ci_high", "disparity_stderr", "disparity_p",
+    "disparity_min_p", "disparity_mde", "disparity_verdict", "disparity_within",
+    "disparity_between", "n_phrasings",
     "mean", "mean_ci_low", "mean_ci_high", "std", "snsr", "snsv", "noise_floor",
     "noise_floor_std", "noise_floor_pairs", "noise_floor_kind", "cross_repeat_floor", "excess",
     "excess_ci_low", "excess_ci_high", "group_p", "min_group_p", "group_verdict",
@@ -289,17 +284,16 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
         for metric, ms in rep.summary.metrics.items():
             low, high = rep.interval(metric, "excess")
             d_low, d_high = rep.interval(metric, "divergence")
-            a_low, a_high = rep.interval(metric, "attribute")
-            a, d = ms.attribute, ms.disparity
+            d = ms.disparity
             described = {
-                "attribute_ci_low": a_low,
-                "attribute_ci_high": a_high,
-                "attribute_min_p": a.min_p,
-                "attribute_mde": minimal_detectable(a.stderr, a.n_repeats, ms.alpha),
-                "attribute_verdict": attribute_verdict(ms),
-                "n_controls": a.n_controls,
+                "disparity_ci_low": d.ci_low,
+                "disparity_ci_high": d.ci_high,
                 "disparity_min_p": d.min_p,
+                "disparity_mde": d.mde,
                 "disparity_verdict": disparity_verdict(ms),
+                "disparity_within": d.within,
+                "disparity_between": d.between,
+                "n_phrasings": d.n_phrasings,
                 "mean_ci_low": d_low,
                 "mean_ci_high": d_high,
                 "std": ms.std,
@@ -315,7 +309,7 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                 "min_adjusted_p": ms.min_adjusted_p,
                 "underpowered": ms.underpowered,
                 "alpha": ms.alpha,
-                "n_values": len(ms.values),
+                "n_values": len({v.value for v in ms.values}),
                 "n_repeats": len(rep.summary.repeats),
                 "n_replicates": rep.summary.n_replicates,
             }

@@ -92,6 +92,8 @@ class TaskData(SampledTask):
     #: the decoding settings of the run (:func:`~coldbias_tasks.analysis.run_samples.sampling_of`),
     #: e.g. "temperature=0.7"
     sampling: str = ""
+    #: control family of each control value (the placebo task's ``placebo.<id>``), else empty
+    families: tuple[tuple[str, str], ...] = ()
 
     @property
     def protocol(self) -> tuple[Any, ...]:

@@ -26,9 +26,10 @@ from coldbias_tasks.core.vocabulary import (
     FILTER_NAME,
     PAYLOAD_KEY,
     REVERSE_PAYLOAD_KEY,
-    control_id,
     explicit_group,
+    is_control_id,
     is_reverse_task,
+    sentence_id,
 )
 
 __all__ = ["read_task", "sampling_of"]
@@ -163,7 +164,8 @@ def _run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
     metadata = ((results.get("configs") or {}).get(task) or {}).get("metadata") or {}
     try:
         return Settings.from_metadata(
-            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
+            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")},
+            retired_ok=True,
         )
     except ColdbiasError:
         return None
@@ -201,8 +203,10 @@ def _raw_answer(sample: Mapping[str, Any]) -> Any:
 
 def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) -> set | None:
     """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
-    persona file; None when they cannot be known (a persona file that is gone)."""
-    from coldbias_tasks.core.personas import control_plan, load_personas  # persona files here
+    persona file: task version ≥ 4, every value in its first P phrasings; earlier versions, one
+    sentence per value (their control personas are not checked). None when they cannot be
+    known (a persona file that is gone)."""
+    from coldbias_tasks.core.personas import load_personas  # persona files here
 
     settings = _run_settings(task, results)
     if settings is None:
@@ -211,15 +215,23 @@ def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) ->
         "version"
     )
     group = explicit_group(docs[0].attribute_group)
+    variant = docs[0].variant
     try:
         config = load_personas(settings.personas)
-        personas = config.group(group, settings.replicates, docs[0].variant)
-        n_controls = settings.controls if _version_at_least(version, 3) else 0
-        _, plan = control_plan(config, group, docs[0].variant, n_controls, settings.repeats)
+        personas = config.group(group, settings.replicates, variant)
+        n = settings.phrasings or config.phrasings(config.find(group, variant), settings.language)
     except ColdbiasError:
         return None
-    expected = {(p.id, r) for p in personas for r in range(settings.repeats)}
-    return expected | {(control_id(c.id), r) for c, used in plan for r in used}
+    phrased = _version_at_least(version, 4)
+    ids = [
+        p.id if p.is_neutral or not phrased else sentence_id(p.id, j)
+        for p in personas
+        for j in range(1 if p.is_neutral or not phrased else n)
+    ]
+    expected = {(pid, r) for pid in ids for r in range(settings.repeats)}
+    if not phrased and _version_at_least(version, 3):
+        expected |= {(d.persona_id, d.repeat) for d in docs if is_control_id(d.persona_id)}
+    return expected
 
 
 def _version_at_least(version: Any, major: int) -> bool:
@@ -310,6 +322,7 @@ def read_task(
         template=first.template,
         shown=tuple(sorted({i for d in docs for i in d.shown_ids})),
         sampling=sampling_of(config),
+        families=tuple(sorted({(d.value, d.family) for d in docs if d.family})),
     )
     return data, warnings
 

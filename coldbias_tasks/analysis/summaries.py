@@ -17,8 +17,8 @@ from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 __all__ = ["SERIES_KINDS", "TaskSummary", "placebo_flag", "summarize_task"]
 
 #: The per-repeat series of a metric: the mean excess over the noise floor, the raw
-#: divergence, and the attribute excess over the control personas.
-SERIES_KINDS = ("excess", "divergence", "attribute")
+#: divergence, and the headline disparity between values controlled for phrasing.
+SERIES_KINDS = ("excess", "divergence", "disparity")
 
 
 @dataclass
@@ -31,16 +31,25 @@ class TaskSummary:
     series: dict[tuple[str, str], Series]
 
     def value(self, metric: str, kind: str) -> float:
-        """The task figure of ``metric``: excess, raw divergence (mean) or attribute excess."""
+        """The task figure of ``metric``: ``excess`` over the noise floor, raw ``divergence``
+        (mean over sentences) or the headline ``disparity``; another kind raises."""
         ms = self.summary.metrics[metric]
-        if kind == "attribute":
-            return ms.attribute.mean
-        return ms.excess if kind == "excess" else ms.mean
+        if kind == "disparity":
+            return ms.disparity.value
+        if kind == "excess":
+            return ms.excess
+        if kind == "divergence":
+            return ms.mean
+        raise ValueError(f"unknown figure kind {kind!r}; use one of {SERIES_KINDS}")
 
     def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
-        """95 % t-interval over repeats of the task figure, clipped to the range of ``kind``
-        (NaN with < 2 repeats)."""
-        return t_interval(self.series[(metric, kind)], bounds=BOUNDS.get(kind))
+        """95 % interval of the task figure: for the disparity Student's t with P − 1 df and
+        the delete-one-phrasing jackknife SE (phrasings are the units); otherwise t over
+        repeats, clipped to the range of ``kind`` (NaN with < 2 repeats)."""
+        if kind == "disparity":
+            d = self.summary.metrics[metric].disparity
+            return d.ci_low, d.ci_high
+        return t_interval(self.series[(metric, kind)], bounds=BOUNDS[kind])
 
     @property
     def value_series(self) -> dict[str, dict[str, Series]]:

@@ -201,7 +201,7 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     for message in lb.messages:
         print(f"coldbias leaderboard: {message}", file=sys.stderr)
     for row in lb.rows:
-        attribute = cell_text(row.cells.get("overall_iou_attribute_excess"))
+        headline = cell_text(row.cells.get("overall_iou_disparity"))
         excess = cell_text(row.cells.get("overall_iou_excess"))
         raw = cell_text(row.cells.get("overall_iou"))
         rank = cell_text(row.cells.get("rank"))
@@ -213,7 +213,7 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
         print(
-            f"{row.label}: IOU attribute excess {attribute}, rank {rank or '–'} (excess over "
+            f"{row.label}: IOU disparity {headline}, rank {rank or '–'} (excess over "
             f"noise {excess}, raw IOU divergence {raw}){flag}"
         )
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")

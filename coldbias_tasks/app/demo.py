@@ -49,16 +49,16 @@ __all__ = [
 ]
 
 DEMO_TASKS = [task_name(domain, group) for domain in DOMAINS for group in ("gender", "religion")]
-#: A smoke-size run: 3 repeats with one same-prompt replicate and one control persona each (117
-#: answers; the defaults M = 3, C = 2 would make 171 and ~8 min on 2 AVX2 cores). Three repeats
-#: cannot flag a value whatever M is, and the summary says "underpowered"; the tasks' defaults
-#: are for audits.
+#: A smoke-size run: 2 repeats with one same-prompt replicate, each value in its first 4
+#: matched phrasings (144 answers; the tasks' defaults, all phrasings and 3 replicates, are for
+#: audits). With 4 phrasings the gender test (2 values: 2³ relabellings) cannot reach α and the
+#: summary says "underpowered"; religion (3 values: 6³) can.
 DEMO_METADATA = {
     "coldbias_n_items": 60,
     "coldbias_k": 10,
-    "coldbias_repeats": 3,
+    "coldbias_repeats": 2,
     "coldbias_replicates": 1,
-    "coldbias_controls": 1,
+    "coldbias_phrasings": 4,
     "coldbias_order": "shuffle",
     "coldbias_seed": 1234,
 }

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from coldbias_tasks.core.attribute import AttributeExcess, Disparity, attribute_excess, disparity
 from coldbias_tasks.core.determinism import replicates_identical, withheld
+from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -89,12 +89,14 @@ def _divergence(metric: str, a: Sequence[int], n: Sequence[int]) -> float:
 @dataclass(frozen=True)
 class RepeatTable:
     """A task's answers by repeat: ``neutral[r]``, ``replicates[r]`` (sorted by persona id),
-    ``values[persona][r]`` and ``controls[r]`` (the control personas of repeat r, sorted)."""
+    ``values[sentence][r]`` (a value in one phrasing: the unit of the paper-comparable
+    statistics) and ``phrased[value][phrasing][r]`` (the same answers by value and phrasing:
+    the headline's layout). Control personas of task version 3 are set aside."""
 
     neutral: dict[int, AnswerRecord]
     replicates: dict[int, list[AnswerRecord]]
     values: dict[str, dict[int, AnswerRecord]]
-    controls: dict[int, list[AnswerRecord]] = field(default_factory=dict)
+    phrased: dict[str, dict[int, dict[int, AnswerRecord]]] = field(default_factory=dict)
 
     def neutrals(self) -> dict[int, list[AnswerRecord]]:
         """Per repeat with a neutral answer: the neutral answer and its replicates."""
@@ -112,19 +114,20 @@ def arrange(records: Iterable[AnswerRecord]) -> RepeatTable:
     neutral: dict[int, AnswerRecord] = {}
     replicas: dict[int, dict[str, AnswerRecord]] = defaultdict(dict)
     values: dict[str, dict[int, AnswerRecord]] = defaultdict(dict)
-    ctrl: dict[int, dict[str, AnswerRecord]] = defaultdict(dict)
+    phrased: dict[str, dict[int, dict[int, AnswerRecord]]] = defaultdict(lambda: defaultdict(dict))
     for record in records:
         if record.persona_id == NEUTRAL_ID:
             neutral[record.repeat] = record
         elif is_replicate_id(record.persona_id):
             replicas[record.repeat][record.persona_id] = record
         elif is_control_id(record.persona_id):
-            ctrl[record.repeat][record.persona_id] = record
+            continue  # task version 3's control personas: no part of version 4's statistics
         else:
             values[record.persona_id][record.repeat] = record
+            phrased[record.value][record.phrasing][record.repeat] = record
     replicates = {r: [found[p] for p in sorted(found)] for r, found in replicas.items()}
-    controls = {r: [found[p] for p in sorted(found)] for r, found in ctrl.items()}
-    return RepeatTable(neutral, replicates, dict(values), controls)
+    by_value = {v: dict(by_phrasing) for v, by_phrasing in phrased.items()}
+    return RepeatTable(neutral, replicates, dict(values), by_value)
 
 
 def value_divergences(records: Iterable[AnswerRecord], metric: str) -> dict[str, dict[int, float]]:
@@ -228,7 +231,8 @@ def _group_contributions(d: np.ndarray, n_neutral: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ValueStats:
-    """One attribute value under one similarity.
+    """One sentence (an attribute value in one phrasing; the value itself in runs of task
+    version < 4) under one similarity.
 
     ``mean``/``std``: raw divergence B_r(a) over repeats; ``excess_over_floor``: mean of
     d_r = B_r(a) − F_r; ``p_value``: the per-value relabelling test (NaN without replicates);
@@ -246,6 +250,9 @@ class ValueStats:
     flagged: bool = False
     by_repeat: dict[int, float] = field(default_factory=dict)
     excess_by_repeat: dict[int, float] = field(default_factory=dict)
+    #: the value the sentence states (``gender.female``) and its phrasing index
+    value: str = ""
+    phrasing: int = 0
 
 
 @dataclass(frozen=True)
@@ -257,10 +264,11 @@ class MetricSummary:
     flagged after Holm. ``min_value_p``: smallest per-value p these settings allow;
     ``min_adjusted_p``: the smallest Holm-adjusted p (values × ``min_value_p``);
     ``min_group_p``: the group test's smallest p. ``underpowered``: no value can be flagged at
-    α with these settings (``min_adjusted_p`` > α, or no replicates). ``attribute``: the
-    attribute excess over the control personas, ``disparity``: between the values
-    (:mod:`coldbias_tasks.core.attribute`). ``withheld``: why excess, tests and verdicts are
-    NaN (deterministic answers, :mod:`.determinism`), else "".
+    α with these settings (``min_adjusted_p`` > α, or no replicates). ``disparity``: the
+    headline, the disparity between the values controlled for phrasing
+    (:mod:`coldbias_tasks.core.disparity`). ``withheld``: why excess, tests and verdicts are
+    NaN (deterministic answers, :mod:`.determinism`), else "". Since task version 4.0 the
+    "values" of the per-value statistics are sentences (a value in one phrasing).
     """
 
     metric: str
@@ -277,8 +285,7 @@ class MetricSummary:
     min_adjusted_p: float = NAN
     min_group_p: float = NAN
     alpha: float = ALPHA
-    attribute: AttributeExcess = field(default_factory=AttributeExcess)
-    disparity: Disparity = field(default_factory=Disparity)
+    disparity: PhrasingDisparity = field(default_factory=PhrasingDisparity)
     withheld: str = ""
 
     @property
@@ -340,6 +347,8 @@ def _summarize_metric(table: RepeatTable, metric: str, alpha: float) -> MetricSu
                 flagged=not math.isnan(p_adj) and p_adj <= alpha,
                 by_repeat=dict(by_repeat),
                 excess_by_repeat=diffs,
+                value=next(iter(table.values[persona].values())).value,
+                phrasing=next(iter(table.values[persona].values())).phrasing,
             )
         )
     means = [v.mean for v in values if not math.isnan(v.mean)]
@@ -364,8 +373,7 @@ def _summarize_metric(table: RepeatTable, metric: str, alpha: float) -> MetricSu
         min_adjusted_p=min(1.0, len(tests) * min(smallest)) if smallest else NAN,
         min_group_p=min_group_p,
         alpha=alpha,
-        attribute=attribute_excess(metric, table.neutrals(), table.values, table.controls),
-        disparity=disparity(metric, table.values, alpha),
+        disparity=disparity(metric, table.phrased, alpha),
     )
 
 

@@ -69,6 +69,8 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
         out_of_catalog=ranking.out_of_catalog[:MAX_LOGGED_ENTRIES],
         duplicates=ranking.duplicates[:MAX_LOGGED_ENTRIES],
         alpha=doc.alpha,
+        value=doc.value,
+        phrasing=doc.phrasing,
     )
 
 

@@ -67,9 +67,10 @@ def replicates_identical(records: Iterable[AnswerRecord]) -> bool:
 
 def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
     """A metric summary (:class:`~coldbias_tasks.core.aggregate.MetricSummary`) without the
-    quantities that assume sampling: excess, group p, flagged share, the attribute excess and
-    the disparity, and every value's excess, p-values and flag become NaN / not flagged;
-    ``withheld`` carries ``reason``."""
+    quantities that assume sampling: excess, group p, flagged share, and every value's excess,
+    p-values and flag become NaN / not flagged; ``withheld`` carries ``reason``. The headline
+    (the disparity between values controlled for phrasing) stays: its test relabels sentences,
+    not samples, and holds for deterministic answers too."""
     values: Any = summary.values  # type: ignore[attr-defined]  (duck-typed: no import cycle)
     blank = tuple(
         dataclasses.replace(
@@ -78,10 +79,6 @@ def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
         )
         for v in values
     )  # fmt: skip
-    extra: dict[str, Any] = {}
-    for name in ("attribute", "disparity"):  # attribute excess and disparity: blank records
-        if hasattr(summary, name):
-            extra[name] = type(getattr(summary, name))()
     return dataclasses.replace(  # type: ignore[type-var]
         summary,
         values=blank,
@@ -89,5 +86,4 @@ def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
         group_p=NAN,
         flagged_share=NAN,
         withheld=reason,
-        **extra,
     )

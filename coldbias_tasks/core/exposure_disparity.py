@@ -1,17 +1,19 @@
 """Item-group exposure between values: is the action share of "a girl" different from that of
 "a boy"? (docs/measurement.md §5). No neutral user is involved.
 
-For one catalog field and one of its categories, S[r, v] is the share of value v's answer of
-repeat r in the category (items carrying several labels count for each). Repeats in which every
-value gave a non-empty answer are used.
+For one catalog field and one of its categories, S[u, v] is the share of value v's answers in
+the category in unit u (items carrying several labels count for each). The units are the
+value's matched phrasings (task version ≥ 4: S = the mean share over the repeats in which every
+value gave a non-empty answer in that phrasing), as for the headline, so a wording's own effect
+is not taken for the value's; runs with one phrasing per value (version < 4) use the repeats.
 
 - Omnibus per category: statistic = variance over values of their mean share; the value labels
-  are permuted within each repeat (exchangeable under the null that the values are treated
+  are permuted within each unit (exchangeable under the null that the values are treated
   alike; exact up to 2^18 labellings, else 20,000 seeded draws); ``spread`` = max − min of the
   values' mean shares (share units, in [0, 1]).
-- Pairs: d_r = S[r, a] − S[r, b]; two-sided sign-flip test over the 2^R flips (exact up to
-  2^18, smallest p = 2 / 2^R: 1/16 at R = 5), Holm over the category's pairs; the pair's
-  ``value`` = mean of d_r (a :class:`~coldbias_tasks.core.attribute.PairDisparity`).
+- Pairs: d_u = S[u, a] − S[u, b]; two-sided sign-flip test over the 2^U flips (exact up to
+  2^18, smallest p = 2 / 2^U: 1/16 with 5 units), Holm over the category's pairs; the pair's
+  ``value`` = mean of d_u (a :class:`~coldbias_tasks.core.disparity.PairDisparity`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from coldbias_tasks.core.aggregate import arrange
-from coldbias_tasks.core.attribute import PairDisparity, label_permutations
+from coldbias_tasks.core.disparity import PairDisparity, relabellings
 from coldbias_tasks.core.exposure import category_shares
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -41,6 +43,7 @@ class ShareDisparity:
     spread: float
     p_value: float
     min_p: float
+    #: units tested: phrasings (task version ≥ 4) or repeats
     n_repeats: int
     #: per pair of values: ``value`` = mean over repeats of the share difference a − b
     pairs: tuple[PairDisparity, ...] = ()
@@ -64,26 +67,37 @@ def share_disparity(
     labels); a pair is ``flagged`` at Holm-adjusted p ≤ ``alpha``; empty with fewer than two
     values or two complete repeats."""
     table = arrange(records)
-    personas = sorted(table.values)
+    personas = sorted(table.phrased)
     if len(personas) < 2:
         return []
     labels = {item: tuple(dict.fromkeys(c)) for item, c in categories.items()}
-    repeats = [
-        r
-        for r in sorted(set.intersection(*(set(table.values[p]) for p in personas)))
-        if all(table.values[p][r].items for p in personas)
-    ]
-    if len(repeats) < 2:
+    phrasings = sorted(set.intersection(*(set(table.phrased[p]) for p in personas)))
+    units = []  # per unit: per value, the answers it pools
+    for j in phrasings:
+        repeats = [
+            r
+            for r in sorted(set.intersection(*(set(table.phrased[p][j]) for p in personas)))
+            if all(table.phrased[p][j][r].items for p in personas)
+        ]
+        units.append([[table.phrased[p][j][r] for r in repeats] for p in personas])
+    if len(phrasings) < 2:  # one phrasing per value (task version < 4): the repeats are units
+        units = [[[answers[v][r]] for v in range(len(personas))]
+                 for answers in units for r in range(len(answers[0]))]  # fmt: skip
+    units = [u for u in units if u[0]]
+    if len(units) < 2:
         return []
-    cats = sorted({c for p in personas for r in repeats for i in table.values[p][r].items
+    cats = sorted({c for u in units for answers in u for a in answers for i in a.items
                    for c in labels.get(i, ())})  # fmt: skip
     if not cats:
         return []
     s = np.asarray(
-        [[category_shares(table.values[p][r], labels, cats) for p in personas] for r in repeats]
+        [
+            [np.mean([category_shares(a, labels, cats) for a in answers], axis=0) for answers in u]
+            for u in units
+        ]
     )
-    perms = label_permutations(len(repeats), len(personas), seed)
-    rows = np.arange(len(repeats))[None, :, None]
+    perms = relabellings(len(personas), len(units), seed)[0]
+    rows = np.arange(len(units))[None, :, None]
     out = []
     for c, cat in enumerate(cats):
         # permuted mean share per value (mean over repeats of S[r, π_r(v)]), its variance
@@ -104,7 +118,7 @@ def share_disparity(
                 spread=float(value_means.max() - value_means.min()),
                 p_value=hits / stats.size,
                 min_p=1.0 / stats.size,
-                n_repeats=len(repeats),
+                n_repeats=len(units),
                 pairs=tuple(
                     replace(pr, p_adjusted=q, flagged=q <= alpha) for pr, q in zip(pairs, adjusted)
                 ),

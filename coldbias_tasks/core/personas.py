@@ -9,15 +9,18 @@ and ``data/implicit.yaml`` (first names per value of a group). A user's persona 
 inline (``phrase: {en: ..., fr: ...}``).
 
 A persona id is ``neutral``, ``neutral.replicate[.j]`` or ``<group>.<value>``
-(``gender_x_country.girl+japanese`` for an intersection, ``implicit_gender.female.emily`` for a
-first name). :meth:`PersonaConfig.describe` builds the user sentence, always grammatical (the
-neutral user is "a new user", never "a .").
+(``gender_x_country.female+japanese`` for an intersection, ``implicit_gender.female`` for the
+value a first name conveys). Since layout 3 a value has matched **forms** ("a girl", "a woman",
+…) and the language has sentence **frames** ("I am {}.", "I'd describe myself as {}."): phrasing
+p of a group is form p // F in frame p % F (form-major, F frames), and phrasing p of every value
+differs only in the value (docs/measurement.md §1). :meth:`PersonaConfig.describe` builds the
+user sentence of a value in one phrasing, always grammatical (the neutral user is "a new user",
+never "a ."). Layout 2 files (one ``phrase`` per value) still load: one form each.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -46,34 +49,35 @@ __all__ = [
     "Persona",
     "PersonaConfig",
     "check_language",
-    "control_plan",
     "load_personas",
     "nouns",
 ]
 
-#: The ``version:`` a persona file declares (the layout this code reads).
-PERSONAS_SCHEMA = 2
+#: The ``version:`` a persona file declares (the layout this code writes; 2 still reads).
+PERSONAS_SCHEMA = 3
+_READABLE_SCHEMAS = (2, 3)
 #: Group name prefix of implicit (first-name) groups: ``implicit_gender``.
-_TOP_KEYS = ("version", "groups", "intersections", "context")
+_TOP_KEYS = ("version", "frames", "groups", "intersections", "context")
 #: A value id: letters, digits, "_" or "-" ("+" joins intersections, "." group and value).
 _VALUE_ID = re.compile(r"[\w-]+")
 _LANG_KEYS = (
     "language", "name", "sentence", "joiner", "neutral", "name_sentence", "nouns", "groups",
-    "intersections", "context",
+    "intersections", "context", "frames", "sentence_gap", "name_frames",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Persona:
     """``id`` unique across groups; ``value`` its value id within ``group`` (None for the
-    neutral user); ``name`` the first name of an implicit persona; ``parents`` the persona ids
-    an intersection combines ("gender.girl", "country.japanese")."""
+    neutral user); ``parents`` the persona ids an intersection combines ("gender.female",
+    "country.japanese"); ``family`` the control family of a control sentence (content_free,
+    descriptive, irrelevant_fact), else None."""
 
     id: str
     group: str
     value: str | None = None
-    name: str | None = None
     parents: tuple[str, ...] = ()
+    family: str | None = None
 
     @property
     def is_neutral(self) -> bool:
@@ -101,7 +105,11 @@ class Group:
 
 @dataclass(frozen=True)
 class Language:
-    """How one language writes the user sentence, and its phrases by persona id."""
+    """How one language writes the user sentence, and its forms by persona id.
+
+    ``frames``: sentence frames of a value's form ({} = the form); ``name_frames``: of a first
+    name; ``sentence``: the frame of the neutral user and of the context sentence;
+    ``sentence_gap``: what joins two sentences (" "; "" in Chinese and Japanese)."""
 
     code: str
     name: str
@@ -110,9 +118,18 @@ class Language:
     neutral: str
     name_sentence: str
     nouns: dict[str, tuple[str, str]]
-    phrases: dict[str, str]
+    phrases: dict[str, tuple[str, ...]]
     context: dict[str, str]
     source: Path
+    frames: tuple[str, ...] = ()
+    name_frames: tuple[str, ...] = ()
+    sentence_gap: str = " "
+
+    def frames_of(self, group: Group) -> tuple[str, ...]:
+        """The frames a group's forms are asked in (first names: ``name_frames``)."""
+        if group.kind == "implicit":
+            return self.name_frames or (self.name_sentence,)
+        return self.frames or (self.sentence,)
 
 
 @dataclass(frozen=True)
@@ -161,15 +178,48 @@ class PersonaConfig:
             )
         return self.languages[code]
 
-    def describe(self, persona: Persona, variant: str, domain: str, language: str = "en") -> str:
-        """The user sentence: "I am a new user." / "I am a girl." / "I am a girl and an action
-        movie fan." / "I am Emily." The mitigation instruction lives in the prompt template."""
+    def phrasings(self, group: Group, language: str = "en") -> int:
+        """P, the number of matched phrasings of ``group`` in ``language``: forms × frames.
+        Every value has the same number of forms (checked; else a PersonaError naming them)."""
+        lang = self.language(language)
+        counts = {p.id: len(self._forms(lang, p)) for p in group.values}
+        if len(set(counts.values())) != 1:
+            shown = ", ".join(f"{k}: {v}" for k, v in counts.items())
+            raise PersonaError(
+                f"group {group.name!r} in {lang.name}: every value needs the same number of "
+                f"matched forms ({shown}); add or remove forms in {lang.source} or "
+                f"{self.source} so that form i of every value differs only in the value."
+            )
+        return next(iter(counts.values()), 0) * len(lang.frames_of(group))
+
+    def describe(
+        self,
+        persona: Persona,
+        variant: str,
+        domain: str,
+        language: str = "en",
+        phrasing: int = 0,
+        group: Group | None = None,
+    ) -> str:
+        """The user sentence of ``persona`` in ``phrasing`` (form p // F in frame p % F):
+        "I am a new user." / "I am a girl." / "I'd describe myself as a woman. I am an action
+        movie fan." / "I am a rock fan." (the neutral user of the context variant) / "I am
+        Emily." The mitigation instruction lives in the prompt template."""
         if variant not in VARIANTS:
             raise PersonaError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
         lang = self.language(language)
-        if persona.name is not None:
-            return lang.name_sentence.format(persona.name)
-        parts = [] if persona.is_neutral else [self._phrase(lang, persona)]
+        if persona.is_neutral:
+            text = lang.sentence.format(lang.neutral)
+        else:
+            group = group or self._group_of(persona)
+            frames = lang.frames_of(group)
+            forms = self._forms(lang, persona)
+            if not 0 <= phrasing < len(forms) * len(frames):
+                raise PersonaError(
+                    f"persona {persona.id!r} has {len(forms) * len(frames)} phrasings in "
+                    f"{lang.name}; phrasing {phrasing} does not exist"
+                )
+            text = frames[phrasing % len(frames)].format(forms[phrasing // len(frames)])
         if variant == "context":
             if domain not in lang.context:
                 where = (
@@ -181,17 +231,26 @@ class PersonaConfig:
                     f"no context phrase for domain {domain!r} in language {language!r}; add "
                     f"{where} (the context variant adds it to every persona)."
                 )
-            parts.append(lang.context[domain])
-        return lang.sentence.format(lang.joiner.join(parts) if parts else lang.neutral)
+            context = lang.sentence.format(lang.context[domain])
+            # the neutral user with a preference is just the preference ("I am a rock fan.")
+            return context if persona.is_neutral else text + lang.sentence_gap + context
+        return text
 
     def phrase(self, persona: Persona, language: str = "en") -> str:
-        """The persona's phrase in ``language`` ("a girl"; the first name of an implicit
-        persona), as a candidate user is shown in the reverse task."""
-        if persona.name is not None:
-            return persona.name
-        return self._phrase(self.language(language), persona)
+        """The persona's first form in ``language`` ("a girl"; a first name), as a candidate
+        user is shown in the reverse task."""
+        return self._forms(self.language(language), persona)[0]
 
-    def _phrase(self, lang: Language, persona: Persona) -> str:
+    def _group_of(self, persona: Persona) -> Group:
+        table = self.implicit if persona.group.startswith(IMPLICIT_PREFIX) else self.groups
+        key = (
+            persona.group.removeprefix(IMPLICIT_PREFIX) if table is self.implicit else persona.group
+        )
+        if key not in table:
+            raise PersonaError(f"persona {persona.id!r}: no group {persona.group!r}")
+        return table[key]
+
+    def _forms(self, lang: Language, persona: Persona) -> tuple[str, ...]:
         if persona.id not in lang.phrases:
             raise PersonaError(
                 f"no {lang.name} phrase for persona {persona.id!r}: add it to {lang.source} "
@@ -210,13 +269,29 @@ def _mapping(path: Path, value: Any, where: str) -> dict[str, Any]:
     return value
 
 
-def _phrase_of(path: Path, raw: Any, where: str) -> dict[str, str]:
-    """A phrase as {language: text}: a plain string is English."""
-    if isinstance(raw, str) and raw.strip():
-        return {"en": raw}
-    if isinstance(raw, dict) and raw and all(isinstance(v, str) and v for v in raw.values()):
-        return {str(k): v for k, v in raw.items()}
-    raise _fail(path, f"{where}: a phrase must be a non-empty string or a {{language: text}} map")
+def _form_list(raw: Any) -> tuple[str, ...] | None:
+    """A form or a list of forms as a tuple of non-empty strings, else None."""
+    if isinstance(raw, str):
+        return (raw,) if raw.strip() else None
+    if isinstance(raw, list) and raw and all(isinstance(v, str) and v.strip() for v in raw):
+        return tuple(raw)
+    return None
+
+
+def _phrase_of(path: Path, raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    """A value's forms as {language: forms}: a string or a list is English; a map gives each
+    language a string or a list."""
+    forms = _form_list(raw)
+    if forms is not None:
+        return {"en": forms}
+    if isinstance(raw, dict) and raw:
+        out = {str(k): _form_list(v) for k, v in raw.items()}
+        if all(v is not None for v in out.values()):
+            return out  # type: ignore[return-value]
+    raise _fail(
+        path,
+        f"{where}: forms must be a non-empty string, a list of them, or a {{language: forms}} map",
+    )
 
 
 def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dict[str, dict]]:
@@ -233,13 +308,31 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
         unknown = sorted(set(spec) - {"label", "control", "values"})
         if unknown:
             raise _fail(path, f"group {name!r}: unknown key(s) {unknown} (label, control, values)")
+        control = spec.get("control") is True
         values = spec.get("values")
         if not isinstance(values, list) or not values:
             raise _fail(path, f"group {name!r} needs a non-empty 'values' list")
         personas = []
         for value in values:
-            if not isinstance(value, dict) or not value.get("id") or "phrase" not in value:
-                raise _fail(path, f"group {name!r}: every value needs 'id' and 'phrase': {value}")
+            if (
+                not isinstance(value, dict)
+                or not value.get("id")
+                or not (("phrase" in value) ^ ("forms" in value))
+            ):
+                raise _fail(
+                    path,
+                    f"group {name!r}: every value needs 'id' and 'forms' (or 'phrase'): {value}",
+                )
+            extra = sorted(set(value) - {"id", "phrase", "forms", "family"})
+            if extra:
+                raise _fail(
+                    path, f"group {name!r}: unknown key(s) {extra} in value {value['id']!r}"
+                )
+            family = value.get("family")
+            if family is not None and not (isinstance(family, str) and family.isidentifier()):
+                raise _fail(path, f"group {name!r}: 'family' of {value['id']!r} must be a name")
+            if family is not None and not control:
+                raise _fail(path, f"group {name!r}: only a control group's values have a family")
             vid = str(value["id"])
             if not _VALUE_ID.fullmatch(vid):
                 raise _fail(
@@ -247,12 +340,13 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
                     f"group {name!r}: value id {vid!r} must be letters, digits, '_' or '-' (no "
                     "'+', '.', '/' or spaces: it names files and task columns); rename it",
                 )
-            persona = Persona(f"{name}.{vid}", name, vid)
+            persona = Persona(f"{name}.{vid}", name, vid, family=family)
             if persona.id in phrases:
                 raise _fail(path, f"group {name!r} repeats the value id {vid!r}")
-            phrases[persona.id] = _phrase_of(path, value["phrase"], f"{name}.{vid}")
+            raw_forms = value["forms"] if "forms" in value else value["phrase"]
+            phrases[persona.id] = _phrase_of(path, raw_forms, f"{name}.{vid}")
             personas.append(persona)
-        kind = "control" if spec.get("control") is True else "attribute"
+        kind = "control" if control else "attribute"
         groups[name] = Group(name, str(spec.get("label", name)), kind, tuple(personas))
     return groups, phrases
 
@@ -299,10 +393,13 @@ def _read_intersections(
     return out
 
 
-def _read_implicit(path: Path, groups: dict[str, Group], strict: bool = True) -> dict[str, Group]:
-    """``data/implicit.yaml``: first names per value; keyed by the explicit group's name.
-    With ``strict=False`` (a user's persona file) groups the file lacks, or whose values differ,
-    get no implicit task instead of an error."""
+def _read_implicit(
+    path: Path, groups: dict[str, Group], names_of: dict[str, tuple[str, ...]], strict: bool = True
+) -> dict[str, Group]:
+    """``data/implicit.yaml``: first names per value (its forms, matched by position, the same in
+    every language), into ``names_of``; keyed by the explicit group's name. With
+    ``strict=False`` (a user's persona file) groups the file lacks, or whose values differ, get
+    no implicit task instead of an error."""
     if not path.exists():
         return {}
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
@@ -322,24 +419,25 @@ def _read_implicit(path: Path, groups: dict[str, Group], strict: bool = True) ->
                 raise _fail(path, f"implicit group {name!r}: {name} has no value {value!r}")
             if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
                 raise _fail(path, f"implicit group {name!r}, value {value!r}: a list of names")
-            for first in names:
-                plain = unicodedata.normalize("NFKD", first.lower())
-                slug = "".join(ch for ch in plain if ch.isascii() and ch.isalnum())
-                personas.append(
-                    Persona(
-                        f"{IMPLICIT_PREFIX}{name}.{value}.{slug}",
-                        IMPLICIT_PREFIX + name,
-                        value,
-                        name=first,
-                        parents=(f"{name}.{value}",),
-                    )
-                )
+            persona = Persona(
+                f"{IMPLICIT_PREFIX}{name}.{value}",
+                IMPLICIT_PREFIX + name,
+                value,
+                parents=(f"{name}.{value}",),
+            )
+            names_of[persona.id] = tuple(names)  # the same in every language
+            personas.append(persona)
         label = str(spec.get("label", f"{name} (first names)"))
         out[name] = Group(IMPLICIT_PREFIX + name, label, "implicit", tuple(personas), (name,))
     return out
 
 
-def _read_language(path: Path, phrases: dict[str, dict[str, str]], context_en: dict) -> Language:
+def _read_language(
+    path: Path,
+    phrases: dict[str, dict[str, tuple[str, ...]]],
+    context_en: dict,
+    frames_en: tuple[str, ...] = (),
+) -> Language:
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
     unknown = sorted(set(raw) - set(_LANG_KEYS))
     if unknown:
@@ -348,18 +446,30 @@ def _read_language(path: Path, phrases: dict[str, dict[str, str]], context_en: d
     for key in ("sentence", "name_sentence"):
         if "{}" not in str(raw.get(key, "")):
             raise _fail(path, f"'{key}' needs a {{}} where the phrase goes")
+    frame_lists = {}
+    for key in ("frames", "name_frames"):
+        listed = raw.get(key) or []
+        if not isinstance(listed, list) or not all(
+            isinstance(f, str) and f.count("{}") == 1 for f in listed
+        ):
+            raise _fail(path, f"'{key}' must be a list of sentences, each with one {{}}")
+        frame_lists[key] = tuple(listed)
     nouns = {}
     for domain, spec in (raw.get("nouns") or {}).items():
         spec = _mapping(path, spec, f"nouns.{domain}")
         nouns[str(domain)] = (str(spec["plural"]), str(spec["singular"]))
-    texts: dict[str, str] = {}
+    texts: dict[str, tuple[str, ...]] = {}
     for section in ("groups", "intersections"):
         for group, values in _mapping(path, raw.get(section) or {}, section).items():
             for value, text in _mapping(path, values, f"{section}.{group}").items():
-                texts[f"{group}.{value}"] = str(text)
+                forms = _form_list(text)
+                if forms is None:
+                    raise _fail(path, f"{section}.{group}.{value}: a form or a list of forms")
+                texts[f"{group}.{value}"] = forms
     for pid, by_lang in phrases.items():  # inline translations win over the language file
         if code in by_lang:
             texts[pid] = by_lang[code]
+    frames = frame_lists["frames"] or (frames_en if code == "en" else ())
     context = {str(k): str(v) for k, v in (raw.get("context") or {}).items()}
     if code == "en":
         context = {**context_en, **context}
@@ -374,6 +484,9 @@ def _read_language(path: Path, phrases: dict[str, dict[str, str]], context_en: d
         phrases=texts,
         context=context,
         source=path,
+        frames=frames,
+        name_frames=frame_lists["name_frames"],
+        sentence_gap=str(raw.get("sentence_gap", " ")),
     )
 
 
@@ -389,51 +502,36 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     unknown = sorted(set(raw) - set(_TOP_KEYS))
     if unknown:
         raise _fail(path, f"unknown top-level key(s) {unknown}; the file holds {list(_TOP_KEYS)}")
-    if raw.get("version") != PERSONAS_SCHEMA:
+    if raw.get("version") not in _READABLE_SCHEMAS:
         raise _fail(
             path,
             f"version {raw.get('version')!r}: this coldbias reads persona files of version "
-            f"{PERSONAS_SCHEMA} (see data/personas.yaml); add `version: {PERSONAS_SCHEMA}`",
+            f"{PERSONAS_SCHEMA} (see data/personas.yaml) or 2; add `version: {PERSONAS_SCHEMA}`",
         )
+    frames_en = raw.get("frames") or []
+    if not isinstance(frames_en, list) or not all(
+        isinstance(f, str) and f.count("{}") == 1 for f in frames_en
+    ):
+        raise _fail(path, "'frames' must be a list of English sentences, each with one {}")
     groups, phrases = _read_groups(path, raw)
     groups |= _read_intersections(path, raw.get("intersections"), groups, phrases)
     context_en = {}
     for domain, text in _mapping(path, raw.get("context") or {}, "context").items():
-        context_en[str(domain)] = _phrase_of(path, text, f"context.{domain}")["en"]
+        context_en[str(domain)] = _phrase_of(path, text, f"context.{domain}")["en"][0]
+    strict = path.resolve() == builtin.resolve()
+    names_of: dict[str, tuple[str, ...]] = {}
+    implicit = _read_implicit(data_dir() / "implicit.yaml", groups, names_of, strict)
     languages = {}
     for file in sorted((data_dir() / "lang").glob("*.yaml")):
-        lang = _read_language(file, phrases, context_en)
+        lang = _read_language(file, phrases, context_en, tuple(frames_en))
+        lang.phrases.update(names_of)
         languages[lang.code] = lang
-    strict = path.resolve() == builtin.resolve()
-    implicit = _read_implicit(data_dir() / "implicit.yaml", groups, strict)
-    return PersonaConfig(groups, context_en, languages, path, implicit)
-
-
-def control_plan(
-    config: PersonaConfig, group: str, variant: str, n: int, repeats: int
-) -> tuple[PersonaConfig, list[tuple[Persona, list[int]]]]:
-    """The control personas of a task of ``group``, each with the repeats that ask it: ``n``
-    values of the control (placebo) group per repeat, rotated so that repeat r asks values
-    r·n … r·n + n − 1 (mod the group's size) and every control sentence is used about equally
-    often; in the group's order. None for the control group's own tasks (its values are the
-    controls). A persona file without a control group borrows the built-in one (with its
-    phrases); returns the config the personas come from too."""
-    own = config.find(group, variant)
-    if n == 0 or own.kind == "control":
-        return config, []
-    source = config if config.control_group() is not None else load_personas(None)
-    pool = source.control_group()
-    if pool is None or not pool.values:
-        raise PersonaError(
-            "coldbias_controls > 0 needs a control group (kind `control`, e.g. the built-in "
-            "`placebo`) in the persona file or the built-in one; add one (kind: control)."
-        )
-    size, per_repeat = len(pool.values), min(n, len(pool.values))
-    asked: dict[int, list[int]] = {}
-    for r in range(repeats):
-        for j in range(per_repeat):
-            asked.setdefault((r * n + j) % size, []).append(r)
-    return source, [(pool.values[i], asked[i]) for i in sorted(asked)]
+    config = PersonaConfig(groups, context_en, languages, path, implicit)
+    for group in [*groups.values(), *implicit.values()]:
+        for code, lang in languages.items():  # matched forms, checked on load
+            if all(p.id in lang.phrases for p in group.values):
+                config.phrasings(group, code)
+    return config
 
 
 def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()) -> list[str]:

@@ -10,8 +10,9 @@
   with :meth:`AnswerRecord.from_payload`.
 
 Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema 1 (runs made
-before the key existed; schema 2 adds ``alpha``). A malformed document or payload raises
-:class:`RecordError`.
+before the key existed; schema 2 adds ``alpha``; schema 3, task version 4.0, ``value`` and
+``phrasing``: a value's answers in its matched phrasings). A malformed document or payload
+raises :class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from coldbias_tasks.core.errors import RecordError
 __all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "ReverseDoc", "TaskDoc", "UserRankRecord"]
 
 #: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
-PAYLOAD_SCHEMA = 2
+PAYLOAD_SCHEMA = 3
 #: Schemas :meth:`AnswerRecord.from_payload` reads.
-_KNOWN_SCHEMAS = (1, 2)
+_KNOWN_SCHEMAS = (1, 2, 3)
 #: Test level when a payload does not carry one (schema 1).
 _DEFAULT_ALPHA = 0.05
 
@@ -61,7 +62,7 @@ def _doc_fields(cls: type, doc: Any, what: str) -> dict[str, Any]:
     ``language`` may be absent: older runs); RecordError when it is not a mapping or lacks one."""
     if not isinstance(doc, Mapping):
         raise RecordError(f"a {what} must be a mapping, got {type(doc).__name__}")
-    optional = {"alpha", "template", "language"}
+    optional = {"alpha", "template", "language", "value", "phrasing", "family"}
     missing = [f.name for f in fields(cls) if f.name not in doc and f.name not in optional]
     if missing:
         raise RecordError(f"{what} lacks {missing}")
@@ -88,7 +89,11 @@ def _json_safe(record: Any) -> dict[str, Any]:
 class TaskDoc:
     """One document of a coldbias task: who asks (persona), which repeat, what was shown.
 
-    ``shown_ids``: catalog indices in the order shown in the prompt. ``seed``: the catalog
+    ``persona_id``: the sentence's id (``gender.female#3``: a value in one phrasing;
+    ``neutral``, a replicate); ``value``: the value's persona id (``gender.female``; the
+    persona id itself for the neutral user, its replicates and documents of task versions < 4);
+    ``phrasing``: the phrasing's index p (0-based; 0 for the neutral user). ``shown_ids``:
+    catalog indices in the order shown in the prompt. ``seed``: the catalog
     subset/shuffle seed (``coldbias_seed``), not the model's. ``catalog``: built-in domain name
     or the user's catalog path; ``catalog_sha256`` / ``template_sha256``: provenance hashes;
     ``template``: its name or path; ``language``: the prompt's language; ``alpha``: the test
@@ -113,9 +118,13 @@ class TaskDoc:
     alpha: float = _DEFAULT_ALPHA
     template: str = "lines"
     language: str = "en"
-    #: whether the task's group is a control group (its values are the controls: no attribute
-    #: excess); task version ≥ 3
+    #: whether the task's group is a control group (its values are control sentences: no
+    #: disparity headline); task version ≥ 3
     control_task: bool = False
+    value: str = ""
+    phrasing: int = 0
+    #: a control sentence's family (content_free, descriptive, irrelevant_fact), else ""
+    family: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
@@ -125,6 +134,13 @@ class TaskDoc:
     def from_dict(cls, doc: Mapping[str, Any]) -> TaskDoc:
         """Read a stored document; extra keys are ignored, missing or mistyped ones raise."""
         values = _read_doc(cls, doc, "task document", ("repeat", "k", "seed"))
+        values["phrasing"] = _int(values.get("phrasing", 0), "phrasing")
+        value = values.get("value") or values["persona_id"]
+        if not isinstance(value, str):
+            raise RecordError(f"field 'value' must be text, got {value!r}")
+        values["value"] = value
+        if not isinstance(values.get("family", ""), str):
+            raise RecordError(f"field 'family' must be text, got {values['family']!r}")
         values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
         for name in ("persona_id", "attribute_group", "user", "domain", "variant", "order"):
             if not isinstance(values[name], str):
@@ -143,7 +159,9 @@ class AnswerRecord:
     ``items``: catalog ids, best first, unique, at most ``k``. ``positions``: 0-based position
     of each item in the order shown (parallel to ``items``); ``n_shown``: items shown. Counts:
     ``n_entries`` list entries seen (= items + out of catalog + duplicates), ``n_fuzzy`` items
-    matched by the fuzzy stage. ``titles``, ``out_of_catalog`` and ``duplicates`` are the
+    matched by the fuzzy stage. ``value``/``phrasing``: the value the sentence states and the
+    phrasing it uses (:class:`TaskDoc`; a payload of schema < 3: the persona id, phrasing 0).
+    ``titles``, ``out_of_catalog`` and ``duplicates`` are the
     logged strings (the latter two cut to the first entries; the counts are complete); they do
     not take part in equality. ``alpha``: the task's test level (``coldbias_alpha``), carried
     so that lm-eval's aggregations, which see only payloads, can apply it.
@@ -163,6 +181,12 @@ class AnswerRecord:
     out_of_catalog: tuple[str, ...] = field(default=(), compare=False)
     duplicates: tuple[str, ...] = field(default=(), compare=False)
     alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
+    value: str = ""
+    phrasing: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.value:
+            object.__setattr__(self, "value", self.persona_id)
 
     def to_payload(self) -> dict[str, Any]:
         """The JSON-safe parse payload (lists for tuples, ``schema`` first)."""
@@ -195,8 +219,12 @@ class AnswerRecord:
             raise RecordError(f"field 'persona_id' must be text, got {payload['persona_id']!r}")
         counts = {
             name: _int(payload.get(name, 0), name)
-            for name in ("n_shown", "n_entries", "n_out_of_catalog", "n_duplicates", "n_fuzzy")
-        }
+            for name in ("n_shown", "n_entries", "n_out_of_catalog", "n_duplicates", "n_fuzzy",
+                         "phrasing")
+        }  # fmt: skip
+        value = payload.get("value") or payload["persona_id"]
+        if not isinstance(value, str):
+            raise RecordError(f"field 'value' must be text, got {value!r}")
         return cls(
             persona_id=payload["persona_id"],
             repeat=_int(payload["repeat"], "repeat"),
@@ -207,6 +235,7 @@ class AnswerRecord:
             out_of_catalog=_strs(payload.get("out_of_catalog", ()), "out_of_catalog"),
             duplicates=_strs(payload.get("duplicates", ()), "duplicates"),
             alpha=alpha,
+            value=value,
             **counts,
         )
 

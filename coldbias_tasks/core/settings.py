@@ -39,15 +39,15 @@ SPECS: tuple[_Spec, ...] = (
         "coldbias_n_items", "int", 500, lambda v: v >= 1, "≥ 1",
         "catalog items shown (a seeded stratified subset when smaller than the catalog)",
     ),
-    _Spec("coldbias_repeats", "int", 5, lambda v: v >= 1, "≥ 1", "sampled answers per persona"),
+    _Spec("coldbias_repeats", "int", 3, lambda v: v >= 1, "≥ 1", "sampled answers per sentence"),
     _Spec(
         "coldbias_replicates", "int", 3, lambda v: 0 <= v <= 20, "0–20",
         "extra neutral answers per repeat to the same prompt (noise floor and tests)",
     ),
     _Spec(
-        "coldbias_controls", "int", 2, lambda v: 1 <= v <= 10, "1–10",
-        "control personas per repeat (an irrelevant fact, from the placebo group, rotated) "
-        "asked in every attribute task: the attribute excess is measured beyond them",
+        "coldbias_phrasings", "int", 0, lambda v: v == 0 or v >= 2, "0 (all) or ≥ 2",
+        "matched phrasings asked per value (the first P of data/personas.yaml, form-major); "
+        "0 = all of them. Fewer phrasings: cheaper, less power for the headline",
     ),
     _Spec(
         "coldbias_order", "str", "shuffle", lambda v: v in ("shuffle", "fixed"),
@@ -78,6 +78,14 @@ SPECS: tuple[_Spec, ...] = (
 #: catalog, k = 20 (BENCHMARKS.md, "dtype: bf16 vs float32").
 SECONDS_PER_REQUEST = 3.7
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in SPECS}
+#: Settings of earlier task versions: refused in a new run with the reason, skipped when an old
+#: run's recorded settings are read back (``retired_ok``).
+RETIRED = {
+    "coldbias_controls": (
+        "task version 3's control personas inside every task are gone in version 4: the "
+        "control sentences (three families) are asked once per domain in the placebo task"
+    ),
+}
 _BY_KEY = {s.key: s for s in SPECS}
 
 
@@ -116,7 +124,7 @@ class Settings:
     n_items: int
     repeats: int
     replicates: int
-    controls: int
+    phrasings: int
     order: str
     seed: int
     alpha: float
@@ -129,9 +137,15 @@ class Settings:
     explicit: frozenset[str] = frozenset()
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> Settings:
-        """Read the ``coldbias_*`` keys of ``metadata`` (others are not ours)."""
+    def from_metadata(cls, metadata: Mapping[str, Any], retired_ok: bool = False) -> Settings:
+        """Read the ``coldbias_*`` keys of ``metadata`` (others are not ours). A retired key
+        (:data:`RETIRED`) is an error naming why, or skipped with ``retired_ok`` (an old run's
+        recorded settings)."""
         ours = {k: v for k, v in metadata.items() if isinstance(k, str) and k.startswith(PREFIX)}
+        for key in sorted(set(ours) & set(RETIRED)):
+            if not retired_ok:
+                raise SettingsError(f"--metadata {key}: no longer a setting; {RETIRED[key]}.")
+            del ours[key]
         unknown = sorted(k for k in ours if k not in _BY_KEY)
         if unknown:
             key = unknown[0]

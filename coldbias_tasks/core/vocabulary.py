@@ -19,6 +19,7 @@ __all__ = [
     "COMBINATION_JOIN",
     "DOMAINS",
     "FILTER_NAME",
+    "HEADLINE",
     "IMPLICIT_PREFIX",
     "INTERSECTION_JOIN",
     "NEUTRAL_ID",
@@ -27,6 +28,7 @@ __all__ = [
     "PLACEBO_GROUP",
     "REVERSE",
     "REVERSE_PAYLOAD_KEY",
+    "SENTENCE_JOIN",
     "SERVED_BACKENDS",
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
@@ -48,6 +50,7 @@ __all__ = [
     "replicate_id",
     "reverse_group_name",
     "reverse_task_name",
+    "sentence_id",
     "task_name",
 ]
 
@@ -132,6 +135,15 @@ def is_replicate_id(persona_id: str) -> bool:
     return persona_id == NEUTRAL_REPLICATE_ID or persona_id.startswith(NEUTRAL_REPLICATE_ID + ".")
 
 
+#: Joins a value's persona id and a phrasing index into a sentence id: ``gender.female#3``.
+SENTENCE_JOIN = "#"
+
+
+def sentence_id(value_id: str, phrasing: int) -> str:
+    """Persona id of value ``value_id`` asked in phrasing ``phrasing`` (0-based)."""
+    return f"{value_id}{SENTENCE_JOIN}{phrasing}"
+
+
 def is_value_id(persona_id: str) -> bool:
     """An attribute value (not the neutral user, one of its replicates, nor a control)."""
     return (
@@ -185,7 +197,7 @@ def explicit_group(group: str) -> str:
 
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.
-TASK_VERSION = "3.0"
+TASK_VERSION = "4.0"
 #: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
 FILTER_NAME = "ranked"
 #: Metric key whose logged sample value is the parse payload (all metrics log the same one).
@@ -194,6 +206,18 @@ PAYLOAD_KEY = "iou_divergence"
 REVERSE_PAYLOAD_KEY = "reverse_rank_gap"
 #: Significance level of the excess-over-noise tests (report and plots).
 ALPHA = 0.05
+
+#: The headline in two sentences: the terminal summary, the report page and the leaderboard
+#: page all print this text (docs/measurement.md §3b).
+HEADLINE = (
+    "The headline is the disparity between values, controlled for phrasing: how much more the "
+    "recommended lists differ between users who state different values of the attribute "
+    '("I am a girl." / "I am a boy.") than between users who state the same value in other '
+    'words ("I am a girl." / "I\'d describe myself as a woman."), in IOU divergence. '
+    "0 means the values are treated alike whatever each sentence's wording does; above 0, the "
+    "value itself moves the list; clearly below 0 means the phrasings are not matched, never "
+    "that the model is fairer."
+)
 
 #: Numbers in the CSV tables are written with this many significant digits: far finer than any
 #: interval the statistics give, and coarse enough that the last-digit differences of float sums

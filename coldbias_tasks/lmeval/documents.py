@@ -19,14 +19,14 @@ from typing import Any
 from coldbias_tasks import __version__
 from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.personas import control_plan, load_personas, nouns
+from coldbias_tasks.core.personas import load_personas, nouns
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
     VARIANTS,
-    control_id,
     reverse_task_name,
+    sentence_id,
     task_name,
 )
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
@@ -122,21 +122,34 @@ def shown_order(
 
 
 def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[TaskDoc]:
-    """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first.
+    """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first:
+    the neutral user and its replicates, then every value in each of its first P matched
+    phrasings (``coldbias_phrasings``; 0 = all), in every repeat.
 
-    Each doc carries what the filter and the aggregations need (persona, repeat, k, the shown
-    order, the test level) and the provenance of its prompt (catalog and template hashes,
-    template name, language, seed).
+    Each doc carries what the filter and the aggregations need (persona, value, phrasing,
+    repeat, k, the shown order, the test level) and the provenance of its prompt (catalog and
+    template hashes, template name, language, seed).
     """
     if variant not in VARIANTS:
         raise SettingsError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
     catalog, settings = _catalog_and_settings(domain, metadata)
     config = load_personas(settings.personas)
+    spec = config.find(group, variant)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
+    available = config.phrasings(spec, settings.language)
+    n_phrasings = settings.phrasings or available
+    if n_phrasings > available:
+        raise SettingsError(
+            f"--metadata coldbias_phrasings={settings.phrasings}: group {group!r} has "
+            f"{available} phrasings in language {settings.language!r}; use ≤ {available} or 0 "
+            "(all)."
+        )
+    sentences = [(p, 0) for p in personas if p.is_neutral]
+    sentences += [(p, j) for p in personas if not p.is_neutral for j in range(n_phrasings)]
     settings.check_requests(
-        len(personas) * settings.repeats,
+        len(sentences) * settings.repeats,
         task_name(domain, group, variant),
-        f"{len(personas)} personas × {settings.repeats} repeats",
+        f"{len(sentences)} sentences × {settings.repeats} repeats",
     )
     template = load_template(settings.template, settings.language)
     noun = nouns(config, settings.language, domain)
@@ -145,16 +158,11 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
         shown_order(items, settings.order, settings.seed, catalog, r)
         for r in range(settings.repeats)
     ]
-    source, controls = control_plan(config, group, variant, settings.controls, len(orders))
-    every = list(range(len(orders)))
-    asked = [(p, config, p.id, every) for p in personas if p.is_neutral]
-    asked += [(c, source, control_id(c.id), used) for c, used in controls]
-    asked += [(p, config, p.id, every) for p in personas if not p.is_neutral]
     docs = []
-    for persona, persona_config, persona_id, repeats in asked:
-        user = persona_config.describe(persona, variant, domain, settings.language)
-        for repeat in repeats:
-            shown = orders[repeat]
+    for persona, phrasing in sentences:
+        user = config.describe(persona, variant, domain, settings.language, phrasing, spec)
+        persona_id = persona.id if persona.is_neutral else sentence_id(persona.id, phrasing)
+        for repeat, shown in enumerate(orders):
             prompt = render_prompt(
                 template,
                 domain,
@@ -168,7 +176,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
             docs.append(
                 TaskDoc(
                     persona_id=persona_id,
-                    attribute_group=config.find(group, variant).name,
+                    attribute_group=spec.name,
                     user=user,
                     domain=domain,
                     variant=variant,
@@ -185,7 +193,10 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     alpha=settings.alpha,
                     template=template.name,
                     language=settings.language,
-                    control_task=config.find(group, variant).kind == "control",
+                    control_task=spec.kind == "control",
+                    value=persona.id,
+                    phrasing=phrasing,
+                    family=persona.family or "",
                 )
             )
     return docs

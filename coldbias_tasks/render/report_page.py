@@ -13,7 +13,6 @@ import pandas as pd
 
 from coldbias_tasks.analysis.report import (
     TaskReport,
-    attribute_verdict,
     disparity_verdict,
     most_divergent,
     task_order,
@@ -197,23 +196,15 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
         iou = rep.summary.metrics["iou"]
         f, p = rep.summary.fidelity, rep.summary.positions
         low, high = rep.interval("iou")
-        a_low, a_high = rep.interval("iou", "attribute")
-        if not math.isnan(iou.attribute.mean):
+        d = iou.disparity
+        if not math.isnan(d.value):
             lines.append(
-                f"{rep.model.label} · {rep.task.name}: IOU attribute excess "
-                f"{_ci(iou.attribute.mean, a_low, a_high)} — {attribute_verdict(iou)}; "
-                f"disparity between values {H.fmt(iou.disparity.value)} (p "
-                f"{H.fmt(iou.disparity.p_value)}) — {disparity_verdict(iou)}"
-            )
-            n = iou.attribute.n_controls
-            lines.append(
-                f"    (attribute excess: how much further the values' lists are from the neutral "
-                f"user's than those of {n} control persona{'s' if n != 1 else ''} stating an "
-                "irrelevant fact; 0 = the attribute does no more than any sentence)"
+                f"{rep.model.label} · {rep.task.name}: IOU disparity (phrasing-controlled) "
+                f"{_ci(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
+                f"{disparity_verdict(iou)} ({d.n_values} values × {d.n_phrasings} phrasings)"
             )
         lines.append(
-            ("    " if not math.isnan(iou.attribute.mean) else f"{rep.model.label} · "
-             f"{rep.task.name}: ")
+            ("    " if not math.isnan(d.value) else f"{rep.model.label} · {rep.task.name}: ")
             + f"IOU excess over noise {_ci(iou.excess, low, high)} "
             f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
             f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"

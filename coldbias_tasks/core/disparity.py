@@ -1,0 +1,324 @@
+"""The headline: the disparity between a group's values, controlled for phrasing
+(docs/measurement.md §3b).
+
+A value (female, male) is asked in P matched *phrasings* (a form of the value in a sentence
+frame: "I am a girl." / "I'd describe myself as a woman."); phrasing p of every value differs
+only in the value. Per repeat r (one shared catalog order) there is one answer per (value v,
+phrasing p). With D̄(vp, v'p') the mean over repeats of the divergence between the two answers
+of the same repeat (symmetrized: (D(a, b) + D(b, a)) / 2) and, for phrasings p ≠ p',
+
+    G(p, p') = mean over v ≠ v' of D̄(vp, v'p')  −  mean over v of D̄(vp, vp'),
+
+the disparity is γ = mean over p ≠ p' of G(p, p'): how much more the lists differ between users
+who state *different values* than between users who state *the same value in other words*.
+Pairs of the same phrasing (p = p') take no part, so an effect a phrasing has on every value
+(register, length, a frame the model likes) cancels, and so does each sentence's own spread
+and failure rate in expectation (the design is balanced). No neutral answer is used.
+Units: divergence (IOU, SERP or PRAG), in [−1, 1]; 0 in expectation when the values are
+exchangeable within each phrasing.
+
+- **Test.** Under the null "within each phrasing the values' sentences are exchangeable" (every
+  sentence may have an effect of its own, drawn alike for every value), permuting the value
+  labels within each phrasing leaves the distribution unchanged. Statistic: the sum of the
+  within-value terms W (γ falls as W rises; the total over all pairs is fixed), one-sided. Exact
+  over the (V!)^(P−1) relabellings (phrasing 0 fixed) up to :data:`~.stats.MAX_EXACT`, else
+  :data:`~.stats.MC_DRAWS` seeded Monte Carlo draws ((1 + hits) / (1 + draws)).
+- **Interval.** Student's t with P − 1 degrees of freedom and a delete-one-phrasing jackknife
+  standard error (phrasings are the units: sentence variance dominates the uncertainty).
+- **Pairs.** The same test for every pair of values (2^(P−1) relabellings), Holm over the
+  group's pairs; "underpowered" when no pair can reach α.
+- Assumptions: phrasings matched across values (data/personas.yaml); repeats independent;
+  answers of one repeat share its catalog order. NaN with fewer than two values, two
+  phrasings or one complete repeat.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.stats import MAX_EXACT, MC_DRAWS, holm
+
+__all__ = [
+    "PairDisparity",
+    "PhrasingDisparity",
+    "disparity",
+    "disparity_from_tensor",
+    "divergence_tensor",
+    "frame_pair_terms",
+    "relabellings",
+    "weighted_disparity",
+]
+
+NAN = float("nan")
+#: Relative tolerance for ties of the permutation statistic (float sums of equal divergences).
+_TIE = 1e-9
+#: Power of the minimal detectable effect (docs/measurement.md §3b).
+MDE_POWER = 0.8
+
+
+@dataclass(frozen=True)
+class PairDisparity:
+    """Two values ``a`` and ``b``: ``value`` the disparity restricted to them; ``p_value`` its
+    exact within-phrasing relabelling test (2^(P−1) labellings), ``min_p`` the smallest p it can
+    reach; ``p_adjusted`` Holm over the group's pairs; ``flagged`` ``p_adjusted`` ≤ α. Exposure
+    (:mod:`.exposure_disparity`) uses the same record for share differences a − b."""
+
+    a: str
+    b: str
+    value: float
+    p_value: float
+    min_p: float
+    p_adjusted: float = NAN
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class PhrasingDisparity:
+    """The disparity of one task under one similarity (module docstring).
+
+    ``value``: γ (divergence units, [−1, 1]); ``stderr``: delete-one-phrasing jackknife;
+    ``ci_low``/``ci_high``: 95 % Student-t interval with ``n_phrasings`` − 1 df (NaN below 3
+    phrasings); ``p_value``/``min_p``: the within-phrasing relabelling test and its smallest
+    attainable p; ``mde``: the effect the test finds with 80 % power at α, (t_{1−α} + t_{0.8}) ×
+    SE; ``between``/``within``: the two means γ contrasts; ``by_repeat``: γ of each repeat alone
+    (same units); ``by_phrasing``: each phrasing's mean G with the others (its own spread);
+    ``terms``: G per repeat and phrasing pair (R × P × P, NaN on the diagonal) for bootstraps;
+    ``pairs``: per pair of values.
+    """
+
+    value: float = NAN
+    stderr: float = NAN
+    ci_low: float = NAN
+    ci_high: float = NAN
+    p_value: float = NAN
+    min_p: float = NAN
+    mde: float = NAN
+    n_values: int = 0
+    n_phrasings: int = 0
+    n_repeats: int = 0
+    between: float = NAN
+    within: float = NAN
+    alpha: float = 0.05
+    by_repeat: dict[int, float] = field(default_factory=dict)
+    by_phrasing: tuple[float, ...] = ()
+    terms: np.ndarray | None = field(default=None, compare=False, repr=False)
+    pairs: tuple[PairDisparity, ...] = ()
+
+    @property
+    def underpowered(self) -> bool:
+        """The test cannot reach α with these values, phrasings and repeats."""
+        return math.isnan(self.min_p) or self.min_p > self.alpha
+
+    @property
+    def pairs_underpowered(self) -> bool:
+        """No pair of values can be flagged at α after Holm."""
+        if not self.pairs:
+            return True
+        smallest = min(p.min_p for p in self.pairs)
+        return math.isnan(smallest) or smallest * len(self.pairs) > self.alpha
+
+
+# --- the divergence tensor -------------------------------------------------------------------
+
+
+def divergence_tensor(
+    metric: str | Callable[[Sequence[int], Sequence[int]], float],
+    answers: Sequence[Sequence[Sequence[Sequence[int]]]],
+) -> np.ndarray:
+    """D[r, v, p, v', p'] = symmetrized divergence between the answers (item lists)
+    ``answers[r][v][p]`` and ``answers[r][v'][p']`` of repeat r (0 on the diagonal).
+    ``metric``: a similarity name (iou, serp, prag) or a similarity function."""
+    sim = SIMILARITIES[metric] if isinstance(metric, str) else metric
+    n_r, n_v, n_p = len(answers), len(answers[0]), len(answers[0][0])
+    out = np.zeros((n_r, n_v, n_p, n_v, n_p))
+    cells = list(itertools.product(range(n_v), range(n_p)))
+    for r in range(n_r):
+        for a, b in itertools.combinations(cells, 2):
+            x, y = answers[r][a[0]][a[1]], answers[r][b[0]][b[1]]
+            d = 1.0 - (sim(x, y) + sim(y, x)) / 2
+            out[r, a[0], a[1], b[0], b[1]] = out[r, b[0], b[1], a[0], a[1]] = d
+    return out
+
+
+def frame_pair_terms(d: np.ndarray) -> np.ndarray:
+    """G[r, p, p'] = mean over v ≠ v' of D[r, v, p, v', p'] − mean over v of D[r, v, p, v, p']
+    (NaN on p = p'), from a tensor of :func:`divergence_tensor`."""
+    n_v = d.shape[1]
+    total = d.sum(axis=(1, 3))  # r, p, p'
+    same = np.einsum("rvpvq->rpq", d)
+    g = (total - same) / (n_v * (n_v - 1)) - same / n_v
+    idx = np.arange(d.shape[2])
+    g[:, idx, idx] = np.nan
+    return g
+
+
+def weighted_disparity(
+    terms: np.ndarray,
+    frame_weights: np.ndarray | None = None,
+    repeat_weights: np.ndarray | None = None,
+) -> float:
+    """γ from the terms G (R × P × P) with weights on phrasings and repeats (a bootstrap draw:
+    multinomial counts): Σ_r u_r Σ_{p≠p'} w_p w_p' G / (Σ u_r · Σ_{p≠p'} w_p w_p'). Pairs of a
+    phrasing with itself never count, even when a draw repeats it. NaN when no pair has weight."""
+    n_r, n_p = terms.shape[0], terms.shape[1]
+    w = np.ones(n_p) if frame_weights is None else np.asarray(frame_weights, dtype=float)
+    u = np.ones(n_r) if repeat_weights is None else np.asarray(repeat_weights, dtype=float)
+    pair = np.outer(w, w)
+    np.fill_diagonal(pair, 0.0)
+    denom = u.sum() * pair.sum()
+    if denom <= 0:
+        return NAN
+    g = np.nan_to_num(terms, nan=0.0)
+    return float(np.einsum("r,rpq,pq->", u, g, pair) / denom)
+
+
+# --- the test --------------------------------------------------------------------------------
+
+
+def relabellings(n_v: int, n_p: int, seed: int) -> tuple[np.ndarray, bool]:
+    """Value relabellings per phrasing (draws × P × V, the identity first, phrasing 0 fixed):
+    all (V!)^(P−1) when at most :data:`MAX_EXACT`, else the identity and :data:`MC_DRAWS`
+    seeded draws. Returns (relabellings, exact)."""
+    per = math.factorial(n_v)
+    if per ** (n_p - 1) <= MAX_EXACT:
+        base = list(itertools.permutations(range(n_v)))
+        ident = tuple(range(n_v))
+        rows = [[ident, *c] for c in itertools.product(base, repeat=n_p - 1)]
+        return np.asarray(rows, dtype=np.int64).reshape(-1, n_p, n_v), True
+    rng = np.random.default_rng(seed)
+    perms = np.argsort(rng.random((MC_DRAWS, n_p, n_v)), axis=2)
+    perms[:, 0, :] = np.arange(n_v)
+    ident = np.broadcast_to(np.arange(n_v), (1, n_p, n_v))
+    return np.concatenate([ident, perms]), False
+
+
+def _within_sums(dbar: np.ndarray, perms: np.ndarray) -> np.ndarray:
+    """Σ over phrasing pairs p < p' and labels l of D̄[σ_p(l), p, σ_p'(l), p'] per relabelling
+    (``dbar``: V × P × V × P mean over repeats; ``perms``: draws × P × V)."""
+    n_p = dbar.shape[1]
+    out = np.zeros(perms.shape[0])
+    for p, q in itertools.combinations(range(n_p), 2):
+        block = dbar[:, p, :, q]  # V × V
+        out += block[perms[:, p, :], perms[:, q, :]].sum(axis=1)
+    return out
+
+
+def _test(dbar: np.ndarray, seed: int) -> tuple[float, float]:
+    """(p, smallest attainable p) of the within-phrasing relabelling test on D̄."""
+    n_v, n_p = dbar.shape[0], dbar.shape[1]
+    perms, _ = relabellings(n_v, n_p, seed)
+    w = _within_sums(dbar, perms)
+    tol = _TIE * max(1.0, abs(w[0]))
+    hits = int(np.count_nonzero(w <= w[0] + tol))
+    # exact: the share of all labellings; Monte Carlo: the identity is row 0, so this is
+    # (1 + hits among the draws) / (1 + draws), a valid p-value too
+    return hits / w.size, 1.0 / w.size
+
+
+def _gamma(g: np.ndarray) -> float:
+    """γ = mean over p ≠ p' of the repeat-averaged terms (``g``: P × P, NaN diagonal)."""
+    return float(np.nanmean(g)) if g.shape[0] >= 2 else NAN
+
+
+def _jackknife(g: np.ndarray) -> float:
+    """Delete-one-phrasing jackknife standard error of γ (``g``: P × P); NaN below 3."""
+    n_p = g.shape[0]
+    if n_p < 3:
+        return NAN
+    keep = [np.delete(np.delete(g, j, axis=0), j, axis=1) for j in range(n_p)]
+    thetas = np.asarray([_gamma(k) for k in keep])
+    return float(math.sqrt((n_p - 1) / n_p * np.sum((thetas - thetas.mean()) ** 2)))
+
+
+def disparity_from_tensor(
+    d: np.ndarray, labels: Sequence[str], alpha: float = 0.05, seed: int = 29
+) -> PhrasingDisparity:
+    """:class:`PhrasingDisparity` from D[r, v, p, v', p'] (:func:`divergence_tensor`) of the
+    values ``labels`` (length V), repeats ``0 … R − 1``."""
+    n_r, n_v, n_p = d.shape[0], d.shape[1], d.shape[2]
+    if n_v < 2 or n_p < 2 or n_r < 1:
+        return PhrasingDisparity(n_values=n_v, n_phrasings=n_p, n_repeats=n_r, alpha=alpha)
+    terms = frame_pair_terms(d)
+    g = terms.mean(axis=0)
+    value = _gamma(g)
+    dbar = d.mean(axis=0)
+    same = np.einsum("vpvq->pq", dbar)
+    off = ~np.eye(n_p, dtype=bool)
+    within = float(same[off].mean() / n_v)
+    between = within + value
+    p, min_p = _test(dbar, seed)
+    se = _jackknife(g)
+    df = n_p - 1
+    if math.isnan(se):
+        lo = hi = mde = NAN
+    else:
+        half = float(sps.t.ppf(0.975, df)) * se
+        lo, hi = value - half, value + half
+        mde = float(sps.t.ppf(1 - alpha, df) + sps.t.ppf(MDE_POWER, df)) * se
+    pairs = []
+    for i, j in itertools.combinations(range(n_v), 2):
+        sub = dbar[[i, j]][:, :, [i, j]]
+        pv = _gamma(frame_pair_terms(sub[None])[0])
+        pp, pmin = _test(sub, seed + 2)
+        pairs.append(PairDisparity(labels[i], labels[j], pv, pp, pmin))
+    adjusted = holm([pr.p_value for pr in pairs])
+    pairs = [
+        PairDisparity(pr.a, pr.b, pr.value, pr.p_value, pr.min_p, q, q <= alpha)
+        for pr, q in zip(pairs, adjusted)
+    ]
+    by_phrasing = tuple(float(np.nanmean(np.r_[g[j], g[:, j]])) for j in range(n_p))
+    return PhrasingDisparity(
+        value=value,
+        stderr=se,
+        ci_low=lo,
+        ci_high=hi,
+        p_value=p,
+        min_p=min_p,
+        mde=mde,
+        n_values=n_v,
+        n_phrasings=n_p,
+        n_repeats=n_r,
+        between=between,
+        within=within,
+        alpha=alpha,
+        by_repeat={r: _gamma(terms[r]) for r in range(n_r)},
+        by_phrasing=by_phrasing,
+        terms=terms,
+        pairs=tuple(pairs),
+    )
+
+
+def disparity(
+    metric: str,
+    sentences: Mapping[str, Mapping[int, Mapping[int, AnswerRecord]]],
+    alpha: float = 0.05,
+) -> PhrasingDisparity:
+    """:class:`PhrasingDisparity` of a task: ``sentences[value][phrasing][repeat]`` = the
+    answer. Uses the phrasings every value has and the repeats in which every one of those
+    sentences answered; NaN (with the counts) when fewer than two values or phrasings remain."""
+    values = sorted(sentences)
+    if len(values) < 2:
+        return PhrasingDisparity(n_values=len(values), alpha=alpha)
+    phrasings = sorted(set.intersection(*(set(sentences[v]) for v in values)))
+    if len(phrasings) < 2:
+        return PhrasingDisparity(n_values=len(values), n_phrasings=len(phrasings), alpha=alpha)
+    repeat_sets = [set(sentences[v][p]) for v in values for p in phrasings]
+    repeats = sorted(set.intersection(*repeat_sets))
+    if not repeats:
+        return PhrasingDisparity(n_values=len(values), n_phrasings=len(phrasings), alpha=alpha)
+    answers = [[[sentences[v][p][r].items for p in phrasings] for v in values] for r in repeats]
+    result = disparity_from_tensor(divergence_tensor(metric, answers), values, alpha)
+    by_repeat = {repeats[i]: x for i, x in result.by_repeat.items()}
+    return PhrasingDisparity(**{**_fields(result), "by_repeat": by_repeat})
+
+
+def _fields(result: PhrasingDisparity) -> dict:
+    return {name: getattr(result, name) for name in PhrasingDisparity.__dataclass_fields__}
