@@ -231,16 +231,41 @@ def machine() -> dict:
     return {"cpu_flags": flags, "python": platform.python_version(), "numpy": np.__version__}
 
 
+def markdown(out: dict) -> str:
+    """The calibration table of docs/validity.md from a JSON written by this script."""
+    lines = [
+        "| design | scenario | rejects at α [95 % Wilson] | interval covers 0 | mean γ (in SE) "
+        "| SE / sd of γ | between-sentence sd |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in out["rows"]:
+        lo, hi = row["reject_wilson"]
+        cover = "–" if row["coverage_of_0"] is None else f"{row['coverage_of_0']:.3f}"
+        rate = f"{row['reject_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+        if not row["null"]:
+            rate = f"**{rate}** (power)"
+        lines.append(
+            f"| {row['design']} | {row['scenario']} | {rate} | {cover} | "
+            f"{row['mean_gamma']:+.4f} ({row['mean_over_se']:+.2f}) | {row['se_ratio']:.2f} | "
+            f"{row['sentence_sd']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=1000)
     ap.add_argument("--quick", action="store_true", help="200 tasks per row")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--markdown", type=Path, help="print the table of a JSON written earlier")
     ap.add_argument("--designs", default="2x12x3,3x6x3,7x6x3")
     ap.add_argument("--only", default="", help="comma-separated scenario names")
     ap.add_argument("--tau", default="4.5,40", help="content sd of the utility effects")
     ap.add_argument("--target", type=float, default=0.05, help="true disparity of the alternative")
     args = ap.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return 0
     tasks = 200 if args.quick else args.tasks
     tau_small, tau_large = (float(x) for x in args.tau.split(","))
     rows = []

@@ -18,9 +18,11 @@ from tests.synthetic import SyntheticRecommender, metric_table, run_synthetic
 
 GOLDEN = Path(__file__).with_name("golden")
 TASKS = ("coldbias_movie_gender", "coldbias_music_religion", "coldbias_college_context_country")
-METADATA = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3, "coldbias_seed": 7}
-#: "a girl" is shown every third catalog item four times as often; everyone else: no effect.
-EFFECT = {"gender.girl": lambda item: 4.0 if item % 3 == 0 else 1.0}
+METADATA = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2, "coldbias_seed": 7,
+            "coldbias_phrasings": 4}  # fmt: skip
+#: the female value (every phrasing) is shown every third catalog item four times as often;
+#: everyone else: no effect.
+EFFECT = {"gender.female": lambda item: 4.0 if item % 3 == 0 else 1.0}
 #: report and leaderboard files compared byte for byte (plots and HTML embed PNGs: not compared)
 FILES = (
     "report/values.csv",
