@@ -13,7 +13,6 @@ Problems raise :class:`RunError`, whose message names the folder or file and the
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections import defaultdict
@@ -31,7 +30,7 @@ from coldbias_tasks.analysis.run_data import (
 )
 from coldbias_tasks.analysis.run_samples import read_task
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import read_text
+from coldbias_tasks.core.jsonl import json_value, read_text
 from coldbias_tasks.core.vocabulary import is_coldbias_task
 
 __all__ = ["load_folder", "parse_model_args", "scan_folder"]
@@ -77,15 +76,8 @@ def _to_float(value: Any) -> float:
 
 def _read_json(path: Path) -> dict[str, Any]:
     text = read_text(path, RunError, RESULTS_LIMIT)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RunError(
-            f"{path}: invalid JSON at line {err.lineno} ({err.msg}); the file is truncated or "
-            "edited: rerun lm_eval or restore the file."
-        ) from err
-    except RecursionError:
-        raise RunError(f"{path}: JSON nested too deeply; restore it or rerun lm_eval.") from None
+    fix = "the file is truncated or edited: rerun lm_eval or restore the file."
+    data = json_value(text, RunError, str(path), fix)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise RunError(
             f"{path}: not an lm-eval results file (no 'results' mapping); pass the folder "

@@ -88,8 +88,18 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 
 
 def cache_dir() -> Path:
-    """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``."""
-    return Path(os.environ.get("COLDBIAS_CACHE", Path.home() / ".cache" / "coldbias"))
+    """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``; no home
+    folder (HOME unset, a user without a passwd entry) and no ``$COLDBIAS_CACHE`` raises
+    ModelError with the fix."""
+    if os.environ.get("COLDBIAS_CACHE"):
+        return Path(os.environ["COLDBIAS_CACHE"])
+    try:
+        return Path.home() / ".cache" / "coldbias"
+    except (RuntimeError, KeyError):
+        raise ModelError(
+            "no home folder (HOME is not set); set HOME, or COLDBIAS_CACHE to a folder for "
+            "the assembled models."
+        ) from None
 
 
 def hub_cache() -> Path:

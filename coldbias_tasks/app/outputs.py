@@ -84,6 +84,8 @@ class OutputFolder:
             raise self._unwritable(err) from None
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if isinstance(error, OSError):  # writing a file failed (a full disk): nothing replaced
+            raise self._unwritable(error) from None
 
     def _unwritable(self, err: OSError) -> OutputError:
         return OutputError(

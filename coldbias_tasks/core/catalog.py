@@ -23,7 +23,7 @@ import pandas as pd
 
 from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, read_jsonl_objects, read_text
+from coldbias_tasks.core.jsonl import DATA_LIMIT, json_value, read_jsonl_objects, read_text
 from coldbias_tasks.core.vocabulary import DOMAINS
 
 __all__ = ["Catalog", "load_catalog", "western_rule"]
@@ -156,10 +156,9 @@ def _read_user_table(path: Path) -> pd.DataFrame:
                 "pass a .json, .jsonl or .csv file or a saved Dataset folder."
             ) from err
     if suffix == ".json":
-        try:
-            raw = json.loads(read_text(path, CatalogError, DATA_LIMIT))
-        except json.JSONDecodeError as err:
-            raise CatalogError(f"{path}: invalid JSON ({err.msg} at line {err.lineno}).") from err
+        raw = json_value(
+            read_text(path, CatalogError, DATA_LIMIT), CatalogError, str(path), "fix the file."
+        )
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
             return pd.DataFrame({"title": raw})
         if isinstance(raw, list) and all(isinstance(x, dict) for x in raw):
