@@ -6,20 +6,26 @@ subprocess with a timeout."""
 
 from __future__ import annotations
 
+import ast
+import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.core.errors import ColdbiasError, PersonaError, RunError, SettingsError
 from coldbias_tasks.core.jsonl import DEPTH_LIMIT, json_object
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.settings import Settings
+from coldbias_tasks.core.vocabulary import PAYLOAD_KEY, is_value_id
 from tests import seed_fixture as fx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,3 +250,169 @@ def test_a_full_disk_during_the_report_is_one_line(tmp_path: Path, monkeypatch, 
     ):
         raise OSError(28, "No space left on device")
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+# --- 1. samples checked against their task ---------------------------------------------------
+
+TASK = "coldbias_movie_gender"
+SMALL = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An lm-eval output folder of two tasks written by lm-eval's own evaluator."""
+    from tests.synthetic import SyntheticRecommender, run_synthetic
+
+    out = tmp_path_factory.mktemp("run") / "out"
+    run_synthetic(
+        SyntheticRecommender(seed=2), [TASK, "coldbias_music_gender"], SMALL, output_path=out
+    )
+    return out
+
+
+def _copy(real_run: Path, dest: Path) -> Path:
+    shutil.copytree(real_run, dest)
+    return dest
+
+
+def _samples(run: Path, task: str = TASK) -> Path:
+    (path,) = run.rglob(f"samples_{task}_*.jsonl")
+    return path
+
+
+def _edit(run: Path, edit) -> Path:
+    path = _samples(run)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    edit(lines)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _set_persona(line: dict, persona: str) -> None:
+    line["doc"]["persona_id"] = persona
+    payload = line[PAYLOAD_KEY]
+    payload = ast.literal_eval(payload) if isinstance(payload, str) else payload
+    payload["persona_id"] = persona
+    line[PAYLOAD_KEY] = payload
+
+
+def _values(lines: list[dict]) -> list[int]:
+    return [i for i, line in enumerate(lines) if is_value_id(line["doc"]["persona_id"])]
+
+
+def _swap_personas(lines: list[dict]) -> None:
+    first = _values(lines)[0]
+    repeat, persona = lines[first]["doc"]["repeat"], lines[first]["doc"]["persona_id"]
+    other = next(
+        i for i in _values(lines)
+        if lines[i]["doc"]["repeat"] == repeat and lines[i]["doc"]["persona_id"] != persona
+    )  # fmt: skip
+    _set_persona(lines[first], lines[other]["doc"]["persona_id"])
+    _set_persona(lines[other], persona)
+
+
+def _extra_persona(lines: list[dict]) -> None:
+    extra = copy.deepcopy(lines[_values(lines)[-1]])
+    _set_persona(extra, "gender.martian")
+    lines.append(extra)
+
+
+def _duplicate(lines: list[dict]) -> None:
+    lines.append(copy.deepcopy(lines[_values(lines)[0]]))
+
+
+def _outside_catalog(lines: list[dict]) -> None:
+    for line in lines:  # the same edit everywhere: the items still agree between documents
+        shown = line["doc"]["shown_ids"]
+        shown[shown.index(max(shown))] = 100_000
+
+
+def _other_seed(lines: list[dict]) -> None:
+    lines[4]["doc"]["seed"] = 99
+
+
+def _other_group(lines: list[dict]) -> None:
+    lines[2]["doc"]["attribute_group"] = "age"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_swap_personas, "user 'I am a"),
+        (_extra_persona, "'gender.martian' repeat"),
+        (_duplicate, "logged twice"),
+        (_outside_catalog, "outside catalog 'movie'"),
+        (_other_seed, "seed 99 differs from line 1"),
+        (_other_group, "group 'age'"),
+    ],
+)
+def test_samples_that_do_not_fit_their_task_are_refused(
+    real_run: Path, tmp_path: Path, capsys, edit, message: str
+) -> None:
+    run = _copy(real_run, tmp_path / "run")
+    path = _edit(run, edit)
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}, line " in err and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("edit", [_extra_persona, _duplicate, _outside_catalog])
+def test_the_loader_refuses_without_rebuilding_too(real_run: Path, tmp_path: Path, edit) -> None:
+    """A library caller without ``LoadOptions.documents``: the checks from the persona file,
+    the catalog and the documents' agreement still hold."""
+    run = _copy(real_run, tmp_path / "run")
+    _edit(run, edit)
+    with pytest.raises(RunError, match="line "):
+        load_folder(run)
+
+
+def test_samples_of_another_task_copied_over_are_refused(real_run: Path, tmp_path: Path, capsys):
+    run = _copy(real_run, tmp_path / "run")
+    shutil.copy(_samples(run, "coldbias_music_gender"), _samples(run))
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert "line 1: a document of domain 'music'" in err and f"samples of {TASK}" in err, err
+
+
+def test_the_leaderboard_skips_a_bad_run_and_keeps_the_others(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    good = _copy(real_run, tmp_path / "good")
+    bad = _copy(real_run, tmp_path / "bad")
+    shutil.copy(_samples(bad, "coldbias_music_gender"), _samples(bad))
+    (results,) = bad.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    data["model_name"] = "other/model"
+    results.write_text(json.dumps(data))
+    broken = _copy(real_run, tmp_path / "broken")
+    (results,) = broken.rglob("results_*.json")
+    results.write_text(json.dumps({**json.loads(results.read_text()), "config": []}))
+    lb = tmp_path / "lb"
+    assert cli.main(["leaderboard", str(good), str(bad), str(broken), "--output", str(lb)]) == 0
+    err = capsys.readouterr().err
+    assert "a document of domain 'music'" in err and "'config' is list" in err, err
+    assert "Traceback" not in err
+    assert len(pd.read_csv(lb / "leaderboard_wide.csv")) == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("config", []),
+        ("configs", {TASK: []}),
+        ("configs", {TASK: {"metadata": [1]}}),
+        ("results", {TASK: "x"}),
+        ("n-samples", {TASK: 3}),
+        ("model_name", ["a"]),
+    ],
+)
+def test_results_fields_of_the_wrong_type_are_one_line(
+    real_run: Path, tmp_path: Path, capsys, field: str, value: object
+) -> None:
+    run = _copy(real_run, tmp_path / "run")
+    (results,) = run.rglob("results_*.json")
+    results.write_text(json.dumps({**json.loads(results.read_text()), field: value}))
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert "not an lm-eval results file" in err and "Traceback" not in err, err

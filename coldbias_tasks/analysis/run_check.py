@@ -1,0 +1,279 @@
+"""A forward task's logged documents checked against the task before any number is computed.
+
+:func:`check_task_docs` is the one check :mod:`coldbias_tasks.analysis.run_samples` runs on
+every forward samples file: the documents belong to the task of the file's name and config
+(domain, group, variant, the explicit ``coldbias_*`` settings), agree among themselves (one
+catalog, one seed, one order, the same items shown), show only ids inside their catalog, hold
+each (persona, repeat) once and only personas of the task's persona file. When the loader is
+given the function that builds a task's documents (``LoadOptions.documents``: the app passes
+:func:`coldbias_tasks.lmeval.documents.build_docs`), a run made by this coldbias version is
+rebuilt from its recorded settings and each logged document must equal its rebuilt one (user
+sentence, shown ids, hashes, group): persona ids swapped between documents are caught whatever
+the persona file's layout. A mismatch raises :class:`RunError` naming the file, the line and
+the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from coldbias_tasks import __version__
+from coldbias_tasks.core.catalog import load_catalog
+from coldbias_tasks.core.errors import ColdbiasError, RunError
+from coldbias_tasks.core.records import TaskDoc
+from coldbias_tasks.core.settings import Settings
+from coldbias_tasks.core.vocabulary import (
+    TASK_VERSION,
+    control_id,
+    explicit_group,
+    parse_task_name,
+)
+
+__all__ = ["DocBuilder", "check_task_docs", "expected_keys", "run_settings", "task_metadata"]
+
+#: ``build_docs(domain, group, variant, metadata)``: the documents a task asks.
+DocBuilder = Callable[[str, str, str, Mapping[str, Any]], Sequence[TaskDoc]]
+#: Fields of a logged document not compared with its rebuilt one (the prompt follows from the
+#: others; the package version is compared before rebuilding).
+_NOT_COMPARED = frozenset({"prompt", "coldbias_version"})
+_FIX = (
+    "the samples file was edited, damaged or copied from another task or run; restore it or "
+    "rerun the task."
+)
+
+
+def task_metadata(task: str, results: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``metadata`` mapping of the task's config in the results JSON ({} when absent)."""
+    configs = results.get("configs")
+    config = configs.get(task) if isinstance(configs, Mapping) else None
+    metadata = config.get("metadata") if isinstance(config, Mapping) else None
+    return dict(metadata) if isinstance(metadata, Mapping) else {}
+
+
+def run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
+    """The task's coldbias settings as the run recorded them; None when they do not parse."""
+    metadata = task_metadata(task, results)
+    try:
+        return Settings.from_metadata(
+            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
+        )
+    except ColdbiasError:
+        return None
+
+
+def _version_at_least(version: Any, major: int) -> bool:
+    """Whether a task version ("3.0", 3.0) is at least ``major``; a version that is no number
+    (an imported run's "seed-study-1") is not."""
+    try:
+        return float(version) >= major
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def expected_keys(
+    task: str, results: Mapping[str, Any], group: str, variant: str
+) -> set[tuple[str, int]] | None:
+    """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
+    persona file; None when they cannot be known (a persona file that is gone)."""
+    from coldbias_tasks.core.personas import control_plan, load_personas  # persona files here
+
+    settings = run_settings(task, results)
+    if settings is None:
+        return None
+    version = task_metadata(task, results).get("version")
+    group = explicit_group(group)
+    try:
+        config = load_personas(settings.personas)
+        personas = config.group(group, settings.replicates, variant)
+        n_controls = settings.controls if _version_at_least(version, 3) else 0
+        _, plan = control_plan(config, group, variant, n_controls, settings.repeats)
+    except ColdbiasError:
+        return None
+    expected = {(p.id, r) for p in personas for r in range(settings.repeats)}
+    return expected | {(control_id(c.id), r) for c, used in plan for r in used}
+
+
+def _fail(path: Path, line: int, reason: str) -> RunError:
+    return RunError(f"{path}, line {line}: {reason}; {_FIX}")
+
+
+def _identity(task: str, results: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(domain, group, variant) of ``task`` from its name; its config's ``dataset_kwargs``
+    must agree."""
+    domain, variant, group = parse_task_name(task)
+    configs = results.get("configs")
+    config = configs.get(task) if isinstance(configs, Mapping) else None
+    kwargs = config.get("dataset_kwargs") if isinstance(config, Mapping) else None
+    if isinstance(kwargs, Mapping):
+        recorded = (kwargs.get("domain"), kwargs.get("group"), kwargs.get("variant", "plain"))
+        if recorded != (domain, group, variant):
+            raise RunError(
+                f"results config of {task}: dataset_kwargs {dict(kwargs)} do not match the task "
+                f"name; {_FIX}"
+            )
+    return domain, group, variant
+
+
+def _check_settings(
+    path: Path, docs: Sequence[TaskDoc], lines: Sequence[int], settings: Settings, domain: str
+) -> None:
+    """Each document against the settings the run recorded explicitly."""
+    explicit = settings.explicit
+    wanted: dict[str, Any] = {}
+    for key, field in (("seed", "seed"), ("order", "order"), ("language", "language")):
+        if f"coldbias_{key}" in explicit:
+            wanted[field] = getattr(settings, key)
+    if "coldbias_catalog" in explicit:
+        wanted["catalog"] = settings.catalog or domain
+    for doc, line in zip(docs, lines, strict=True):
+        for field, value in wanted.items():
+            if getattr(doc, field) != value:
+                raise _fail(
+                    path,
+                    line,
+                    f"{field} {getattr(doc, field)!r} but the run's setting is {value!r}",
+                )
+        if "coldbias_n_items" in explicit and len(doc.shown_ids) != settings.n_items:
+            raise _fail(
+                path,
+                line,
+                f"{len(doc.shown_ids)} items shown but the run's setting is "
+                f"coldbias_n_items = {settings.n_items}",
+            )
+        if not 0 <= doc.repeat < settings.repeats:
+            raise _fail(
+                path, line, f"repeat {doc.repeat} outside the run's {settings.repeats} repeats"
+            )
+
+
+def _check_agreement(path: Path, docs: Sequence[TaskDoc], lines: Sequence[int]) -> None:
+    """One catalog (hash), seed, order, language and template, the same items shown."""
+    first = docs[0]
+    items = set(first.shown_ids)
+    for doc, line in zip(docs, lines, strict=True):
+        for field in ("catalog", "catalog_sha256", "seed", "order", "language", "template_sha256"):
+            if getattr(doc, field) != getattr(first, field):
+                raise _fail(
+                    path,
+                    line,
+                    f"{field} {getattr(doc, field)!r} differs from line {lines[0]}'s "
+                    f"{getattr(first, field)!r}",
+                )
+        if len(set(doc.shown_ids)) != len(doc.shown_ids) or set(doc.shown_ids) != items:
+            raise _fail(path, line, f"the items shown differ from those of line {lines[0]}")
+    try:
+        catalog = load_catalog(first.catalog)
+    except ColdbiasError:
+        return  # a user's catalog that is gone: the report names it where it needs it
+    if catalog.sha256 != first.catalog_sha256:
+        return  # another catalog version: the rebuild (same version) compares the hash
+    outside = sorted(i for i in items if not 0 <= i < len(catalog))
+    if outside:
+        raise _fail(
+            path,
+            lines[0],
+            f"shown id(s) {outside[:5]} outside catalog {first.catalog!r} ({len(catalog)} items)",
+        )
+
+
+def _check_keys(
+    path: Path,
+    docs: Sequence[TaskDoc],
+    lines: Sequence[int],
+    expected: set[tuple[str, int]] | None,
+    source: str,
+) -> None:
+    """Each (persona, repeat) once, and only those the task asks."""
+    seen: dict[tuple[str, int], int] = {}
+    for doc, line in zip(docs, lines, strict=True):
+        key = (doc.persona_id, doc.repeat)
+        if key in seen:
+            raise _fail(
+                path,
+                line,
+                f"persona {key[0]!r} repeat {key[1]} logged twice (lines {seen[key]} and {line})",
+            )
+        seen[key] = line
+        if expected is not None and key not in expected:
+            raise _fail(
+                path, line, f"persona {key[0]!r} repeat {key[1]} is not a document of {source}"
+            )
+
+
+_REBUILT: dict[str, dict[tuple[str, int], TaskDoc] | None] = {}
+
+
+def _rebuilt(
+    build: DocBuilder, domain: str, group: str, variant: str, metadata: Mapping[str, Any]
+) -> dict[tuple[str, int], TaskDoc] | None:
+    """The task's documents by (persona, repeat) as this version builds them (cached); None
+    when they cannot be built (a persona or catalog file that is gone)."""
+    ours = {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
+    key = json.dumps([domain, group, variant, ours], sort_keys=True, default=str)
+    if key not in _REBUILT:
+        try:
+            docs = build(domain, group, variant, ours)
+            _REBUILT[key] = {(d.persona_id, d.repeat): d for d in docs}
+        except ColdbiasError:
+            _REBUILT[key] = None
+        if len(_REBUILT) > 64:
+            _REBUILT.pop(next(iter(_REBUILT)))
+    return _REBUILT[key]
+
+
+def _compare(path: Path, doc: TaskDoc, line: int, rebuilt: TaskDoc) -> None:
+    logged, fresh = doc.to_dict(), rebuilt.to_dict()
+    for field, value in fresh.items():
+        if field in _NOT_COMPARED or logged.get(field) == value:
+            continue
+        shown = f"{logged.get(field)!r}"[:80]
+        raise _fail(
+            path,
+            line,
+            f"persona {doc.persona_id!r} repeat {doc.repeat}: {field} {shown} but the task "
+            f"built from the run's settings has {f'{value!r}'[:80]}",
+        )
+
+
+def check_task_docs(
+    task: str,
+    path: Path,
+    results: Mapping[str, Any],
+    docs: Sequence[TaskDoc],
+    lines: Sequence[int],
+    build: DocBuilder | None = None,
+) -> None:
+    """Refuse (RunError: file, line, reason) a forward task's documents ``docs`` (logged on
+    ``lines`` of ``path``) that do not belong to ``task`` as the run's results JSON
+    ``results`` describes it (see the module docstring)."""
+    domain, group, variant = _identity(task, results)
+    for doc, line in zip(docs, lines, strict=True):
+        found = (doc.domain, doc.attribute_group, doc.variant)
+        if found != (domain, group, variant):
+            raise _fail(
+                path,
+                line,
+                f"a document of domain {doc.domain!r}, group {doc.attribute_group!r}, variant "
+                f"{doc.variant!r} in the samples of {task}",
+            )
+    _check_agreement(path, docs, lines)
+    settings = run_settings(task, results)
+    if settings is not None:
+        _check_settings(path, docs, lines, settings, domain)
+    metadata = task_metadata(task, results)
+    current = (
+        str(metadata.get("version")) == TASK_VERSION
+        and docs[0].coldbias_version == __version__
+        and all(d.coldbias_version == __version__ for d in docs)
+    )
+    rebuilt = _rebuilt(build, domain, group, variant, metadata) if build and current else None
+    if rebuilt is None:
+        source = f"the task's persona file ({(settings and settings.personas) or 'built-in'})"
+        _check_keys(path, docs, lines, expected_keys(task, results, group, variant), source)
+        return
+    _check_keys(path, docs, lines, set(rebuilt), "the task built from the run's settings")
+    for doc, line in zip(docs, lines, strict=True):
+        _compare(path, doc, line, rebuilt[(doc.persona_id, doc.repeat)])
