@@ -416,3 +416,61 @@ def test_results_fields_of_the_wrong_type_are_one_line(
     assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
     err = capsys.readouterr().err
     assert "not an lm-eval results file" in err and "Traceback" not in err, err
+
+
+# --- 2. only what coldbias made is deleted; a kill never leaves a mix -----------------------
+
+
+def test_folders_beside_the_output_named_like_scratch_are_kept(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    """`coldbias leaderboard R --output leaderboard` kept .leaderboard.previous/ (issue 31)."""
+    mine = [tmp_path / ".leaderboard.previous", tmp_path / ".leaderboard.archived"]
+    for folder in mine:
+        folder.mkdir()
+        (folder / "notes.txt").write_text("my notes")
+        os.utime(folder, (1, 1))
+    dead = tmp_path / ".leaderboard.999999999.abcdefgh"  # a dead process id, no marker
+    dead.mkdir()
+    argv = ["leaderboard", str(real_run), "--output", str(tmp_path / "leaderboard")]
+    assert cli.main(argv) == 0 and cli.main(argv) == 0
+    assert all((f / "notes.txt").read_text() == "my notes" for f in mine) and dead.exists()
+
+
+_KILL = """
+import os, signal, sys
+from coldbias_tasks.app import outputs
+from coldbias_tasks.app.outputs import OutputFolder
+calls = []
+def place(src, dst):
+    calls.append(dst)
+    if len(calls) == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.replace(src, dst)
+outputs._place = place
+with OutputFolder(sys.argv[1], "test") as tmp:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tmp / name).write_text("new " + name)
+"""
+
+
+@pytest.mark.parametrize("at", [1, 2, 3, 4])
+def test_a_kill_during_the_swap_is_rolled_back_by_the_next_run(tmp_path: Path, at: int):
+    from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
+
+    dest = tmp_path / "out"
+    with OutputFolder(dest, "test") as tmp:
+        for name in ("a.txt", "b.txt", "c.txt", "old_only.txt"):
+            (tmp / name).write_text("old " + name)
+    (dest / "user.txt").write_text("mine")
+    before = {p.name: p.read_text() for p in dest.iterdir()}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL, str(dest), str(at)], env=env, timeout=60, check=False
+    )
+    assert proc.returncode == -9
+    with OutputFolder(dest, "test"):  # the next run recovers first
+        recovered = {p.name: p.read_text() for p in dest.iterdir()}
+        assert "old_only.txt" in json.loads((dest / MANIFEST).read_text())["files"]
+        assert len(list(tmp_path.iterdir())) == 2  # the output and this run's scratch folder
+    assert recovered == before
