@@ -474,3 +474,71 @@ def test_a_kill_during_the_swap_is_rolled_back_by_the_next_run(tmp_path: Path, a
         assert "old_only.txt" in json.loads((dest / MANIFEST).read_text())["files"]
         assert len(list(tmp_path.iterdir())) == 2  # the output and this run's scratch folder
     assert recovered == before
+
+
+# --- 3. every field escaped where it is rendered ---------------------------------------------
+
+EVIL = '<img src=x onerror="alert(1)">'
+
+
+def _set_results(run: Path, edit) -> None:
+    (results,) = run.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    edit(data)
+    results.write_text(json.dumps(data))
+
+
+def test_report_html_escapes_version_template_and_language(
+    real_run: Path, tmp_path: Path, capsys
+) -> None:
+    run = _copy(real_run, tmp_path / "run")
+
+    def versions(data: dict) -> None:
+        data["versions"][TASK] = EVIL
+        data["configs"][TASK]["metadata"]["version"] = "3.1"  # another version: no rebuild
+
+    _set_results(run, versions)
+
+    def fields(lines: list[dict]) -> None:
+        for line in lines:
+            line["doc"]["template"] = EVIL
+            line["doc"]["language"] = "<script>alert(2)</script>"
+
+    _edit(run, fields)
+    rep = tmp_path / "rep"
+    assert cli.main(["report", str(run), "--output", str(rep)]) == 0, capsys.readouterr().err
+    page = (rep / "report.html").read_text()
+    assert "<img src=x" not in page and "<script>alert" not in page
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+
+
+def test_leaderboard_markdown_cells_stay_cells(real_run: Path, tmp_path: Path, capsys) -> None:
+    run = _copy(real_run, tmp_path / "run")
+    name = "evil | model\n| injected | row <b>bold</b> " + EVIL
+
+    def model(data: dict) -> None:
+        data["model_name"] = name
+
+    _set_results(run, model)
+    lb = tmp_path / "lb"
+    assert cli.main(["leaderboard", str(run), "--output", str(lb)]) == 0, capsys.readouterr().err
+    text = (lb / "leaderboard.md").read_text()
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    assert len(table) == 3, table  # header, rule, one row
+    assert "<b>" not in text and "<img" not in text and "&lt;b&gt;bold" in table[2]
+    assert "evil \\| model \\| injected" in table[2]
+    widths = {len(line.replace("\\|", "").split("|")) for line in table}
+    assert len(widths) == 1  # every line has as many cells
+    assert "<img src=x" not in (lb / "leaderboard.html").read_text()
+
+
+def test_dollar_signs_in_names_do_not_break_the_plots(real_run: Path, tmp_path: Path, capsys):
+    run = _copy(real_run, tmp_path / "run")
+
+    def model(data: dict) -> None:
+        data["model_name"] = "org/$\\frac{a}{$ model $x^"
+
+    _set_results(run, model)
+    rep = tmp_path / "rep"
+    assert cli.main(["report", str(run), "--output", str(rep)]) == 0, capsys.readouterr().err
+    assert list(rep.glob("*.png"))
