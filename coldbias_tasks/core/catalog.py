@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -99,6 +100,13 @@ def _check_titles(path: Path, titles: list[Any], lines: list[int] | None) -> tup
             raise CatalogError(
                 f"{_row_hint(path, row, lines)}: empty or non-text title {title!r}; "
                 "give every item a non-empty title string."
+            )
+        breaks = [ch for ch in title if unicodedata.category(ch) in ("Cc", "Zl", "Zp")]
+        if breaks:
+            raise CatalogError(
+                f"{_row_hint(path, row, lines)}: title {title!r} holds a line break or control "
+                f"character ({breaks[0]!r}); a prompt shows one title per line, so it could "
+                "never be matched. Write the title on one line."
             )
         key = normalized_key(title)
         if not key:

@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.core.confusables import confusable_problem
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import (
@@ -252,6 +253,8 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
                 raise _fail(path, f"group {name!r} repeats the value id {vid!r}")
             phrases[persona.id] = _phrase_of(path, value["phrase"], f"{name}.{vid}")
             personas.append(persona)
+        if problem := confusable_problem([name, *groups, *(p.value for p in personas)]):
+            raise _fail(path, f"group {name!r}: {problem}")
         kind = "control" if spec.get("control") is True else "attribute"
         groups[name] = Group(name, str(spec.get("label", name)), kind, tuple(personas))
     return groups, phrases
