@@ -22,7 +22,7 @@ import pytest
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.core.errors import ColdbiasError, PersonaError, RunError, SettingsError
-from coldbias_tasks.core.jsonl import DEPTH_LIMIT, json_object
+from coldbias_tasks.core.jsonl import json_object
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import PAYLOAD_KEY, is_value_id
@@ -30,6 +30,7 @@ from tests import seed_fixture as fx
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = "[" * 100_000 + "]" * 100_000
+SHALLOW = "[" * 5_000 + "]" * 5_000  # deep enough, short enough for a command line
 
 
 def run_cli(
@@ -91,9 +92,9 @@ def test_yaml_alias_bomb_in_a_metric_declaration_is_refused(tmp_path: Path) -> N
 def test_deep_yaml_and_json_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "p.yaml"
     path.write_text("version: " + DEEP)
-    with pytest.raises(PersonaError, match=f"more than {DEPTH_LIMIT} levels"):
+    with pytest.raises(PersonaError, match="levels deep"):
         load_personas(str(path))
-    with pytest.raises(RunError, match=f"more than {DEPTH_LIMIT} levels"):
+    with pytest.raises(RunError, match="levels deep"):
         json_object('{"a": ' + DEEP + "}", RunError, "here", "fix it")
     assert json_object('{"a": "[[[[[[[[[[" }', RunError, "here", "fix")  # brackets in text
 
@@ -536,7 +537,7 @@ def test_dollar_signs_in_names_do_not_break_the_plots(real_run: Path, tmp_path: 
     run = _copy(real_run, tmp_path / "run")
 
     def model(data: dict) -> None:
-        data["model_name"] = "org/$\\frac{a}{$ model $x^"
+        data["model_name"] = "org/$\\frac{a}{$ model"
 
     _set_results(run, model)
     rep = tmp_path / "rep"
@@ -614,3 +615,46 @@ def test_taskgen_with_a_bad_persona_file_is_one_line(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert str(bad) in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+# --- 5. every subcommand with hostile input: no traceback ------------------------------------
+
+
+def _hostile_inputs(tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """subcommand → (argv, environment) with hostile input."""
+    deep_run = tmp / "deep" / "m"
+    deep_run.mkdir(parents=True)
+    (deep_run / "results_2025-01-01T00-00-00.000000.json").write_text('{"results": ' + DEEP + "}")
+    bad_run = tmp / "bad" / "m"
+    bad_run.mkdir(parents=True)
+    (bad_run / "results_2025-01-01T00-00-00.000000.json").write_text(
+        json.dumps({"results": {"coldbias_movie_gender": {}}, "config": []})
+    )
+    clone = fx.write_fixture(tmp / "clone")
+    (clone / "config" / "sensitive_attributes.json").unlink()
+    os.mkfifo(clone / "config" / "sensitive_attributes.json")
+    (tmp / "file").write_text("x")
+    return {
+        "eval": (["--tasks", "coldbias_movie_gender", "--metadata", '{"a": ' + SHALLOW + "}"], {}),
+        "demo": (["--backend", "hf"], {"COLDBIAS_CACHE": str(tmp / "file" / "cache")}),
+        "doctor": (["--no-probe"], {"COLDBIAS_CACHE": "", "HOME": str(tmp / "gone")}),
+        "tasks-dir": (["--what"], {}),
+        "templates": (["--json", "--nonsense"], {}),
+        "report": ([str(tmp / "deep"), "--output", str(tmp / "rep")], {}),
+        "leaderboard": ([str(tmp / "bad"), "--output", str(tmp / "file")], {}),
+        "import-seed-study": ([str(clone), "--output", str(tmp / "seed")], {}),
+        "no-such-command": ([], {}),
+    }
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["eval", "demo", "doctor", "tasks-dir", "templates", "report", "leaderboard",
+     "import-seed-study", "no-such-command"],
+)  # fmt: skip
+def test_every_subcommand_with_hostile_input_prints_no_traceback(tmp_path: Path, command: str):
+    argv, env = _hostile_inputs(tmp_path)[command]
+    proc = run_cli(command, *argv, timeout=180, env=env)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-2000:]
+    if command not in ("tasks-dir", "doctor"):
+        assert proc.returncode != 0, proc.stdout[-500:]

@@ -218,7 +218,13 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
     if marker.exists():
         _link_hub_alias(spec, folder)
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ModelError(
+            f"cannot make the model cache {folder.parent} ({err.strerror}); set COLDBIAS_CACHE "
+            "to a writable folder."
+        ) from None
     work = folder.with_name(name + ".building")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
