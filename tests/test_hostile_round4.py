@@ -658,3 +658,23 @@ def test_every_subcommand_with_hostile_input_prints_no_traceback(tmp_path: Path,
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-2000:]
     if command not in ("tasks-dir", "doctor"):
         assert proc.returncode != 0, proc.stdout[-500:]
+
+
+def test_a_fifo_among_the_include_path_yamls_is_skipped(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    os.mkfifo(tasks / "pipe.yaml")
+    (tasks / "mine.yaml").write_text("task: my_task\n")
+    code = (
+        "from coldbias_tasks.app.launch import task_names; import sys; "
+        "print(sorted(task_names(sys.argv[1])))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tasks)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.stdout.strip() == "['my_task']", proc.stderr

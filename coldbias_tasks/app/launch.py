@@ -179,6 +179,8 @@ def task_names(folder: str) -> frozenset[str]:
     root = Path(folder)
     files = [root] if root.is_file() else root.rglob("*.yaml")
     for path in files:
+        if not path.is_file() or path.stat().st_size > DATA_LIMIT:  # a FIFO would never end
+            continue
         try:
             names |= set(_NAME_LINE.findall(path.read_text(encoding="utf-8", errors="replace")))
         except OSError:
