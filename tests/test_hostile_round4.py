@@ -678,3 +678,20 @@ def test_a_fifo_among_the_include_path_yamls_is_skipped(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.stdout.strip() == "['my_task']", proc.stderr
+
+
+def test_every_task_kind_passes_the_check(tmp_path: Path, capsys) -> None:
+    """No false refusal: intersection, implicit, context, mitigation, placebo and reverse tasks
+    of a run of this version equal their rebuilt documents."""
+    from tests.synthetic import SyntheticRecommender, run_synthetic
+
+    tasks = [
+        "coldbias_movie_gender_x_age", "coldbias_movie_implicit_gender",
+        "coldbias_music_context_gender", "coldbias_movie_mitigation_age",
+        "coldbias_movie_placebo", "coldbias_reverse_movie_gender",
+    ]  # fmt: skip
+    meta = {**SMALL, "coldbias_order": "fixed", "coldbias_seed": 7}
+    run_synthetic(SyntheticRecommender(seed=3), tasks, meta, output_path=tmp_path / "run")
+    assert cli.main(["report", str(tmp_path / "run"), "--output", str(tmp_path / "rep")]) == 0, (
+        capsys.readouterr().err
+    )
