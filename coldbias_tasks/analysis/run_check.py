@@ -186,9 +186,19 @@ def _check_keys(
     expected: set[tuple[str, int]] | None,
     source: str,
 ) -> None:
-    """Each (persona, repeat) once, and only those the task asks."""
+    """Each (persona, repeat) once, and only those the task asks; a persona says the same
+    user sentence in every repeat (ids swapped in some repeats relabel answers)."""
     seen: dict[tuple[str, int], int] = {}
+    said: dict[str, tuple[str, int]] = {}
     for doc, line in zip(docs, lines, strict=True):
+        user, first = said.setdefault(doc.persona_id, (doc.user, line))
+        if doc.user != user:
+            raise _fail(
+                path,
+                line,
+                f"persona {doc.persona_id!r} says {doc.user[:60]!r} but {user[:60]!r} on line "
+                f"{first}",
+            )
         key = (doc.persona_id, doc.repeat)
         if key in seen:
             raise _fail(
