@@ -702,3 +702,14 @@ def test_ids_swapped_in_one_repeat_are_refused_without_rebuilding(real_run: Path
     _edit(run, _swap_personas)
     with pytest.raises(RunError, match="says 'I am a"):
         load_folder(run)
+
+
+def test_a_deeply_nested_manifest_is_refused_not_a_crash(tmp_path: Path) -> None:
+    from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
+    from coldbias_tasks.core.errors import OutputError
+
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / MANIFEST).write_text('{"files": ' + DEEP + "}")
+    with pytest.raises(OutputError, match="not a manifest coldbias wrote"), OutputFolder(dest, "t"):
+        pass

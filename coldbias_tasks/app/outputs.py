@@ -99,7 +99,10 @@ class OutputFolder:
         """The resolved destination, refused when it is /, home or above, a file, or holds
         another command's output."""
         root = self.dest.resolve()
-        home = Path.home().resolve()
+        try:
+            home = Path.home().resolve()
+        except (RuntimeError, KeyError):  # no home folder known: only the root is refused
+            home = Path(root.anchor)
         if root == Path(root.anchor) or root == home or root in home.parents:
             raise OutputError(
                 f"refusing to write coldbias output into {self.dest} (the root or home "
@@ -132,7 +135,7 @@ class OutputFolder:
             raise refuse
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
             raise refuse from None
         if not (
             isinstance(raw, dict)
