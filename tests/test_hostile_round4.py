@@ -713,3 +713,19 @@ def test_a_deeply_nested_manifest_is_refused_not_a_crash(tmp_path: Path) -> None
     (dest / MANIFEST).write_text('{"files": ' + DEEP + "}")
     with pytest.raises(OutputError, match="not a manifest coldbias wrote"), OutputFolder(dest, "t"):
         pass
+
+
+@pytest.mark.parametrize("value", [10**30, "three", True])
+def test_unreadable_recorded_settings_refuse_the_task(
+    real_run: Path, tmp_path: Path, capsys, value: object
+) -> None:
+    """An edited setting must not switch the checks off."""
+    run = _copy(real_run, tmp_path / "run")
+
+    def edit(data: dict) -> None:
+        data["configs"][TASK]["metadata"]["coldbias_k"] = value
+
+    _set_results(run, edit)
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert f"results config of {TASK}: its recorded settings cannot be read" in err, err

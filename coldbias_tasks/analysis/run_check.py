@@ -53,14 +53,20 @@ def task_metadata(task: str, results: Mapping[str, Any]) -> dict[str, Any]:
     return dict(metadata) if isinstance(metadata, Mapping) else {}
 
 
-def run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
-    """The task's coldbias settings as the run recorded them; None when they do not parse."""
+def run_settings(task: str, results: Mapping[str, Any], strict: bool = False) -> Settings | None:
+    """The task's coldbias settings as the run recorded them; None when they do not parse
+    (``strict``: a RunError naming the task's config and the reason)."""
     metadata = task_metadata(task, results)
     try:
         return Settings.from_metadata(
             {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")}
         )
-    except ColdbiasError:
+    except ColdbiasError as err:
+        if strict:
+            raise RunError(
+                f"results config of {task}: its recorded settings cannot be read ({err}); the "
+                "results file was edited or damaged: restore it or rerun the task."
+            ) from None
         return None
 
 
@@ -270,9 +276,9 @@ def check_task_docs(
                 f"{doc.variant!r} in the samples of {task}",
             )
     _check_agreement(path, docs, lines)
-    settings = run_settings(task, results)
-    if settings is not None:
-        _check_settings(path, docs, lines, settings, domain)
+    settings = run_settings(task, results, strict=True)
+    assert settings is not None
+    _check_settings(path, docs, lines, settings, domain)
     metadata = task_metadata(task, results)
     current = (
         str(metadata.get("version")) == TASK_VERSION
