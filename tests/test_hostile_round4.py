@@ -729,3 +729,16 @@ def test_unreadable_recorded_settings_refuse_the_task(
     assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
     err = capsys.readouterr().err
     assert f"results config of {TASK}: its recorded settings cannot be read" in err, err
+
+
+def test_reverse_samples_of_another_group_copied_over_are_refused(tmp_path: Path, capsys):
+    from tests.synthetic import SyntheticRecommender, run_synthetic
+
+    tasks = ["coldbias_reverse_movie_gender", "coldbias_reverse_movie_religion"]
+    meta = {**SMALL, "coldbias_items": 4}
+    run_synthetic(SyntheticRecommender(seed=3), tasks, meta, output_path=tmp_path / "run")
+    run = tmp_path / "run"
+    shutil.copy(_samples(run, tasks[1]), _samples(run, tasks[0]))
+    assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert "line 1: a document of domain 'movie', group 'religion'" in err, err

@@ -23,7 +23,7 @@ from typing import Any
 from coldbias_tasks import __version__
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import ColdbiasError, RunError
-from coldbias_tasks.core.records import TaskDoc
+from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
     TASK_VERSION,
@@ -32,7 +32,14 @@ from coldbias_tasks.core.vocabulary import (
     parse_task_name,
 )
 
-__all__ = ["DocBuilder", "check_task_docs", "expected_keys", "run_settings", "task_metadata"]
+__all__ = [
+    "DocBuilder",
+    "check_reverse_docs",
+    "check_task_docs",
+    "expected_keys",
+    "run_settings",
+    "task_metadata",
+]
 
 #: ``build_docs(domain, group, variant, metadata)``: the documents a task asks.
 DocBuilder = Callable[[str, str, str, Mapping[str, Any]], Sequence[TaskDoc]]
@@ -252,6 +259,34 @@ def _compare(path: Path, doc: TaskDoc, line: int, rebuilt: TaskDoc) -> None:
             f"persona {doc.persona_id!r} repeat {doc.repeat}: {field} {shown} but the task "
             f"built from the run's settings has {f'{value!r}'[:80]}",
         )
+
+
+def check_reverse_docs(
+    task: str, path: Path, docs: Sequence[ReverseDoc], lines: Sequence[int]
+) -> None:
+    """A reverse task's documents: its domain and group, one catalog and seed, each (item,
+    repeat) once, the same users in every document (RunError: file, line, reason)."""
+    domain, _, group = parse_task_name(task)
+    first, seen = docs[0], {}
+    for doc, line in zip(docs, lines, strict=True):
+        if (doc.domain, doc.attribute_group) != (domain, group):
+            raise _fail(
+                path,
+                line,
+                f"a document of domain {doc.domain!r}, group {doc.attribute_group!r} in the "
+                f"samples of {task}",
+            )
+        for field in ("catalog_sha256", "seed", "language", "template_sha256"):
+            if getattr(doc, field) != getattr(first, field):
+                raise _fail(path, line, f"{field} differs from line {lines[0]}'s")
+        if sorted(doc.candidates) != sorted(first.candidates):
+            raise _fail(path, line, f"the users shown differ from those of line {lines[0]}")
+        key = (doc.item_id, doc.repeat)
+        if key in seen:
+            raise _fail(
+                path, line, f"item {key[0]} repeat {key[1]} logged twice (line {seen[key]})"
+            )
+        seen[key] = line
 
 
 def check_task_docs(

@@ -16,7 +16,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.analysis.run_check import check_task_docs, expected_keys, run_settings
+from coldbias_tasks.analysis.run_check import (
+    check_reverse_docs,
+    check_task_docs,
+    expected_keys,
+    run_settings,
+)
 from coldbias_tasks.analysis.run_data import LoadOptions, ReverseTaskData, TaskData
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import RecordError, RunError
@@ -230,7 +235,9 @@ def read_task(
     records, docs, prints, lines = _read_answers(samples, path, keep, options, reverse, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
-    if not reverse:
+    if reverse:
+        check_reverse_docs(task, path, docs, lines)
+    else:
         check_task_docs(task, path, results, docs, lines, options.documents)
     config = (results.get("configs") or {}).get(task) or {}
     if reverse:
