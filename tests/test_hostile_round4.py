@@ -742,3 +742,12 @@ def test_reverse_samples_of_another_group_copied_over_are_refused(tmp_path: Path
     assert cli.main(["report", str(run), "--output", str(tmp_path / "rep")]) == 1
     err = capsys.readouterr().err
     assert "line 1: a document of domain 'movie', group 'religion'" in err, err
+
+
+def test_a_big_yaml_file_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("version: 2\nnotes: [" + "1, " * 2_000_000 + "1]\n")
+    start = time.perf_counter()
+    with pytest.raises(PersonaError, match="more than the 4,194,304"):
+        load_personas(path)
+    assert time.perf_counter() - start < 1.0

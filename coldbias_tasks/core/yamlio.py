@@ -10,12 +10,15 @@ from typing import Any
 import yaml
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, DEPTH_LIMIT, read_text
+from coldbias_tasks.core.jsonl import DEPTH_LIMIT, read_text
 
-__all__ = ["EXPANDED_LIMIT", "load_yaml"]
+__all__ = ["EXPANDED_LIMIT", "YAML_LIMIT", "load_yaml"]
 
 #: Most nodes a YAML document may hold once its aliases are expanded.
 EXPANDED_LIMIT = 1_000_000
+#: Largest YAML file read (bytes): persona, language, template and metric files are a few kB;
+#: PyYAML reads about 1 MB per second, so a bigger file would stall.
+YAML_LIMIT = 4 << 20
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -101,9 +104,9 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _n
 
 
 def load_yaml(path: Path, error: type[ColdbiasError]) -> Any:
-    """Parse ``path`` (at most :data:`~coldbias_tasks.core.jsonl.DATA_LIMIT` bytes, a regular
-    file); a syntax error or a duplicate key raises ``error`` with file and line."""
-    text = read_text(path, error, DATA_LIMIT)
+    """Parse ``path`` (at most :data:`YAML_LIMIT` bytes, a regular file); a syntax error, a
+    duplicate key, deep nesting or an alias bomb raises ``error`` with file and line."""
+    text = read_text(path, error, YAML_LIMIT)
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.MarkedYAMLError as err:
