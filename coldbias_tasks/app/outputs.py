@@ -177,7 +177,7 @@ class OutputFolder:
         else:
             old = self._owned(root, self._manifest(root)[1])
             self._refuse_collisions(root, new, old)
-            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST}))
+            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST, SCRATCH_MARKER}))
             self._note_foreign(root, set(new) | old | {MANIFEST})
         self.files = [self.dest / rel for rel in new]
 
