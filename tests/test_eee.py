@@ -369,7 +369,7 @@ def test_reader_rejects_a_truncated_record(tmp_path: Path) -> None:
     path = tmp_path / "cut.json"
     path.write_text(text[: len(text) - 5], encoding="utf-8")
     assert is_eee_folder(tmp_path)
-    with pytest.raises(RunError, match="invalid JSON") as err:
+    with pytest.raises(RunError, match="malformed JSON") as err:
         load_eee_records(tmp_path)
     assert str(path) in str(err.value)
 

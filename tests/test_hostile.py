@@ -129,7 +129,7 @@ def test_root_and_home_are_refused(tmp_path: Path, monkeypatch, where: str) -> N
     def untouchable(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"the refusal came too late: would write beside {dest}")
 
-    monkeypatch.setattr(outputs, "_clean_stale", untouchable)  # a regression writes nothing
+    monkeypatch.setattr(outputs, "_recover", untouchable)  # a regression writes nothing
     monkeypatch.setattr(outputs.tempfile, "mkdtemp", untouchable)
     with pytest.raises(OutputError, match="root or home folder"):
         _write(dest, {"a.txt": "x"})
@@ -194,19 +194,28 @@ def test_a_failure_partway_restores_every_old_file(tmp_path: Path, monkeypatch) 
 
 
 def test_stale_temporary_folders_are_cleaned_on_start(tmp_path: Path) -> None:
+    """Only folders holding coldbias' marker for this destination, of a process that is gone
+    (issue 31: names and ages are not proof of ownership)."""
+    dest = tmp_path / "out"
     dead = tmp_path / ".out.999999999.abcd_123"
     old_style = tmp_path / ".out.zyxw9876"
     recent = tmp_path / ".out.recent12"
-    mine = tmp_path / ".out.notmine"  # 7 characters: not a temporary name
-    for folder in (dead, old_style, recent, mine):
+    mine = tmp_path / ".out.notmine"
+    other_dest = tmp_path / ".out.999999999.other123"
+    for folder in (dead, old_style, recent, mine, other_dest):
         folder.mkdir()
         (folder / "x.png").write_text("partial")
     os.utime(old_style, (1, 1))
+    marker = {"pid": 999999999, "dest": str(dest.resolve()), "role": "new"}
+    (dead / outputs.SCRATCH_MARKER).write_text(json.dumps(marker))
+    (other_dest / outputs.SCRATCH_MARKER).write_text(json.dumps({**marker, "dest": "/elsewhere"}))
     alive = tmp_path / f".out.{os.getppid()}.live1234"  # a running process's folder
     alive.mkdir()
-    _write(tmp_path / "out", {"a.txt": "x"})
-    assert not dead.exists() and not old_style.exists()
-    assert recent.exists() and mine.exists() and alive.exists()
+    (alive / outputs.SCRATCH_MARKER).write_text(json.dumps({**marker, "pid": os.getppid()}))
+    _write(dest, {"a.txt": "x"})
+    assert not dead.exists()
+    assert old_style.exists() and recent.exists() and mine.exists() and alive.exists()
+    assert other_dest.exists()
 
 
 # --- 2. templates in a sandbox --------------------------------------------------------------

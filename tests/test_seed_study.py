@@ -252,5 +252,5 @@ def test_missing_entry_counted_and_corrupt_file_refused(tmp_path: Path) -> None:
     runs = load_folder(tmp_path / "out" / "main", LoadOptions(allow_partial=True))
     assert any(t.partial for r in runs for t in r.tasks.values())
     path.write_text("{ not json")
-    with pytest.raises(RunError, match=r"llama3.2_3b_college__1.json: not valid JSON"):
+    with pytest.raises(RunError, match=r"llama3.2_3b_college__1.json: malformed JSON"):
         import_seed_study(clone, tmp_path / "out2")

@@ -43,14 +43,13 @@ then still the stated direction, so ``"unknown"`` is not skipped.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import read_text
+from coldbias_tasks.core.jsonl import json_value, read_text
 
 __all__ = ["SCORE_LIMIT", "EEEResult", "is_eee_folder", "load_eee_records", "score_problem"]
 
@@ -110,13 +109,10 @@ def _read_candidate(path: Path) -> Any | None:
     if '"schema_version"' not in text:
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
+        return json_value(text, RunError, f"{path}: an Every Eval Ever record", "")
+    except RunError as err:
         if all(f'"{key}"' in text for key in _AGGREGATE_KEYS):
-            raise RunError(
-                f"{path}: an Every Eval Ever record with invalid JSON at line {err.lineno} "
-                f"({err.msg}); the file is truncated or edited: {_FIX}."
-            ) from err
+            raise RunError(f"{err}the file is truncated or edited: {_FIX}.") from None
         return None
 
 

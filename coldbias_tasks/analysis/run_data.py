@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
+from coldbias_tasks.core.records import AnswerRecord, TaskDoc, UserRankRecord
 
 __all__ = [
     "CapabilityMetric",
@@ -42,6 +42,10 @@ class LoadOptions:
 
     reparse: bool = False
     allow_partial: bool = False
+    #: builds a task's documents from its settings (``lmeval.documents.build_docs``, passed
+    #: by the app): each logged document of a run of this version is compared with its rebuilt
+    #: one (:mod:`coldbias_tasks.analysis.run_check`); None: the checks that need no rebuild
+    documents: Callable[[str, str, str, Mapping[str, Any]], Sequence[TaskDoc]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,6 @@ Problems raise :class:`RunError`, whose message names the folder or file and the
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections import defaultdict
@@ -31,7 +30,7 @@ from coldbias_tasks.analysis.run_data import (
 )
 from coldbias_tasks.analysis.run_samples import read_task
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import read_text
+from coldbias_tasks.core.jsonl import json_value, read_text
 from coldbias_tasks.core.vocabulary import is_coldbias_task
 
 __all__ = ["load_folder", "parse_model_args", "scan_folder"]
@@ -77,21 +76,56 @@ def _to_float(value: Any) -> float:
 
 def _read_json(path: Path) -> dict[str, Any]:
     text = read_text(path, RunError, RESULTS_LIMIT)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RunError(
-            f"{path}: invalid JSON at line {err.lineno} ({err.msg}); the file is truncated or "
-            "edited: rerun lm_eval or restore the file."
-        ) from err
-    except RecursionError:
-        raise RunError(f"{path}: JSON nested too deeply; restore it or rerun lm_eval.") from None
+    fix = "the file is truncated or edited: rerun lm_eval or restore the file."
+    data = json_value(text, RunError, str(path), fix)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise RunError(
             f"{path}: not an lm-eval results file (no 'results' mapping); pass the folder "
             "lm_eval --output_path wrote."
         )
+    _check_shape(path, data)
     return data
+
+
+#: Keys of a results JSON that are mappings: key → the type of each of their values (None:
+#: any), and the mappings inside a task's config.
+_SHAPE: dict[str, type | None] = {
+    "results": dict, "configs": dict, "versions": None, "n-samples": dict,
+    "higher_is_better": dict, "group_subtasks": list, "config": None,
+}  # fmt: skip
+_CONFIG_SHAPE = ("metadata", "dataset_kwargs", "generation_kwargs")
+
+
+def _check_shape(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a results JSON whose fields have the wrong type (``config: []``, a task's
+    results or config that is no mapping), naming the field, instead of failing later."""
+    problem = None
+    for key, inner in _SHAPE.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            problem = f"{key!r} is {type(value).__name__}, not a mapping"
+            break
+        bad = [k for k, v in value.items() if inner is not None and not isinstance(v, inner)]
+        if bad:
+            problem = f"{key}[{bad[0]!r}] is not a {inner.__name__}"  # type: ignore[union-attr]
+            break
+    for task, config in (data.get("configs") or {}).items():
+        for key in _CONFIG_SHAPE:
+            if (
+                problem is None
+                and config.get(key) is not None
+                and not isinstance(config[key], dict)
+            ):
+                problem = f"configs[{task!r}][{key!r}] is not a mapping"
+    for key in ("model_name", "lm_eval_version", "transformers_version"):
+        if problem is None and not isinstance(data.get(key, ""), (str, type(None))):
+            problem = f"{key!r} is not text"
+    if problem is not None:
+        raise RunError(
+            f"{path}: not an lm-eval results file ({problem}); restore the file or rerun lm_eval."
+        )
 
 
 def _capabilities(
@@ -192,7 +226,9 @@ def _load_run(results_file: Path, samples: dict[str, Path], options: LoadOptions
         capability_tasks=tuple(capability_tasks),
         warnings=tuple(warnings),
         reverse=reverse,
-        serving=dict(config.get("coldbias_serving") or {}),
+        serving=dict(serving)
+        if isinstance(serving := config.get("coldbias_serving"), Mapping)
+        else {},
     )
 
 

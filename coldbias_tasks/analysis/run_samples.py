@@ -16,20 +16,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.analysis.run_check import (
+    check_reverse_docs,
+    check_task_docs,
+    expected_keys,
+    run_settings,
+)
 from coldbias_tasks.analysis.run_data import LoadOptions, ReverseTaskData, TaskData
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
-from coldbias_tasks.core.errors import ColdbiasError, RecordError, RunError
+from coldbias_tasks.core.errors import RecordError, RunError
 from coldbias_tasks.core.jsonl import read_jsonl_objects
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
-from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
     FILTER_NAME,
     PAYLOAD_KEY,
     REVERSE_PAYLOAD_KEY,
-    explicit_group,
-    is_control_id,
     is_reverse_task,
-    sentence_id,
 )
 
 __all__ = ["read_task", "sampling_of"]
@@ -68,12 +70,13 @@ def _read_answers(
     options: LoadOptions,
     reverse: bool,
     warnings: list[str],
-) -> tuple[list[Any], list[Any], list[str]]:
-    """(records, docs, fingerprints) of the samples logged under filter ``keep``: forward
-    (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With ``reparse`` each
-    answer is rebuilt from its raw text, and answers whose logged payload disagrees are counted
-    in a warning. A sample without a coldbias payload, one that does not decode, or a payload
-    that does not fit its document (:func:`_forged`) raises naming the file and line."""
+) -> tuple[list[Any], list[Any], list[str], list[int]]:
+    """(records, docs, fingerprints, line numbers) of the samples logged under filter ``keep``:
+    forward (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With
+    ``reparse`` each answer is rebuilt from its raw text, and answers whose logged payload
+    disagrees are counted in a warning. A sample without a coldbias payload, one that does
+    not decode, or a payload that does not fit its document (:func:`_forged`) raises naming
+    the file and line."""
     key = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
     doc_type = ReverseDoc if reverse else TaskDoc
     record_type = UserRankRecord if reverse else AnswerRecord
@@ -81,6 +84,7 @@ def _read_answers(
     records: list[Any] = []
     docs: list[Any] = []
     prints: list[str] = []
+    lines: list[int] = []
     differ = 0
     for line_no, sample in enumerate(samples, start=1):
         if str(sample.get("filter", FILTER_NAME)) != keep:
@@ -107,6 +111,7 @@ def _read_answers(
             )
         records.append(record)
         docs.append(doc)
+        lines.append(line_no)
         who = doc.item_id if reverse else doc.persona_id
         prints.append(_fingerprint(sample, who, doc.repeat, doc.prompt))
     if differ:
@@ -115,7 +120,7 @@ def _read_answers(
             "from the payload logged at run time (another parser version, or an edited "
             "samples file); the numbers shown use --reparse"
         )
-    return records, docs, prints
+    return records, docs, prints, lines
 
 
 def _forged(record: AnswerRecord | UserRankRecord, doc: TaskDoc | ReverseDoc) -> str | None:
@@ -159,22 +164,10 @@ def _no_payload(key: str, reverse: bool) -> str:
     )
 
 
-def _run_settings(task: str, results: Mapping[str, Any]) -> Settings | None:
-    """The task's coldbias settings as the run recorded them; None when they do not parse."""
-    metadata = ((results.get("configs") or {}).get(task) or {}).get("metadata") or {}
-    try:
-        return Settings.from_metadata(
-            {k: v for k, v in metadata.items() if str(k).startswith("coldbias_")},
-            retired_ok=True,
-        )
-    except ColdbiasError:
-        return None
-
-
 def _check_k(task: str, path: Path, docs: Sequence[TaskDoc], results: Mapping[str, Any]) -> None:
     """Every prompt of the task asks for one k, the run's ``coldbias_k`` when the results JSON
     records it (else: an edited file)."""
-    settings = _run_settings(task, results)
+    settings = run_settings(task, results)
     ks = sorted({d.k for d in docs})
     recorded = settings is not None and "coldbias_k" in settings.explicit
     expected = settings.k if settings is not None and recorded else ks[0]
@@ -201,48 +194,6 @@ def _raw_answer(sample: Mapping[str, Any]) -> Any:
     return resps if isinstance(resps, str) else ""
 
 
-def _expected(task: str, results: Mapping[str, Any], docs: Sequence[TaskDoc]) -> set | None:
-    """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
-    persona file: task version ≥ 4, every value in its first P phrasings; earlier versions, one
-    sentence per value (their control personas are not checked). None when they cannot be
-    known (a persona file that is gone)."""
-    from coldbias_tasks.core.personas import load_personas  # persona files here
-
-    settings = _run_settings(task, results)
-    if settings is None:
-        return None
-    version = (((results.get("configs") or {}).get(task) or {}).get("metadata") or {}).get(
-        "version"
-    )
-    group = explicit_group(docs[0].attribute_group)
-    variant = docs[0].variant
-    try:
-        config = load_personas(settings.personas)
-        personas = config.group(group, settings.replicates, variant)
-        n = settings.phrasings or config.phrasings(config.find(group, variant), settings.language)
-    except ColdbiasError:
-        return None
-    phrased = _version_at_least(version, 4)
-    ids = [
-        p.id if p.is_neutral or not phrased else sentence_id(p.id, j)
-        for p in personas
-        for j in range(1 if p.is_neutral or not phrased else n)
-    ]
-    expected = {(pid, r) for pid in ids for r in range(settings.repeats)}
-    if not phrased and _version_at_least(version, 3):
-        expected |= {(d.persona_id, d.repeat) for d in docs if is_control_id(d.persona_id)}
-    return expected
-
-
-def _version_at_least(version: Any, major: int) -> bool:
-    """Whether a task version ("3.0", 3.0) is at least ``major``; a version that is no number
-    (an imported run's "seed-study-1") is not."""
-    try:
-        return float(version) >= major
-    except (TypeError, ValueError):
-        return False
-
-
 def _completeness(
     task: str, n_lines: int, docs: Sequence[TaskDoc], results: Mapping[str, Any]
 ) -> list[str]:
@@ -256,7 +207,7 @@ def _completeness(
         problems.append(
             "answers logged twice: " + ", ".join(f"{p} repeat {r}" for p, r in doubled[:5])
         )
-    expected = _expected(task, results, docs)
+    expected = expected_keys(task, results, docs[0].attribute_group, docs[0].variant)
     if expected is not None:
         missing = sorted(expected - set(seen))
         if missing:
@@ -281,9 +232,13 @@ def read_task(
         keep = FILTER_NAME if FILTER_NAME in filters else (filters[0] if filters else FILTER_NAME)
         if len(filters) > 1:
             warnings.append(f"{path}: several filters {filters}; using {keep!r}")
-    records, docs, prints = _read_answers(samples, path, keep, options, reverse, warnings)
+    records, docs, prints, lines = _read_answers(samples, path, keep, options, reverse, warnings)
     if not records:
         raise RunError(f"{path}: no samples; rerun lm_eval --log_samples for {task}.")
+    if reverse:
+        check_reverse_docs(task, path, docs, lines)
+    else:
+        check_task_docs(task, path, results, docs, lines, options.documents)
     config = (results.get("configs") or {}).get(task) or {}
     if reverse:
         problems = _reverse_completeness(task, len(records), docs, results)
@@ -333,7 +288,7 @@ def _reverse_completeness(
     """Problems of a reverse task: not every item × repeat once, or not as many answers as
     lm-eval counted (empty when none)."""
     problems = _count_problems(task, results, n_lines)
-    settings = _run_settings(task, results)
+    settings = run_settings(task, results)
     keys = [(d.item_id, d.repeat) for d in docs]
     if len(set(keys)) != len(keys):
         problems.append("answers logged twice")

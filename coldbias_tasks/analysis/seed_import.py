@@ -23,20 +23,24 @@ Problems are counted and reported (:class:`ImportSummary`); a missing seed file 
 
 from __future__ import annotations
 
-import ast
-import configparser
 import hashlib
 import json
 import re
-import subprocess
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.analysis.seed_files import (
+    SOURCE_REPO,
+    git_commit,
+    literal_set,
+    read_json,
+    read_seeds,
+)
 from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.errors import CatalogError, RunError
+from coldbias_tasks.core.errors import CatalogError, OutputError, RunError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.vocabulary import FILTER_NAME, NEUTRAL_ID, PAYLOAD_KEY, task_name
 
@@ -53,7 +57,6 @@ __all__ = [
     "value_id",
 ]
 
-SOURCE_REPO = "https://github.com/GauthierRoy/biais_llm_rec"
 DOMAINS = ("college", "movie", "music")
 #: study model key → hub id, checked against the study's ``config/model_config.json``.
 HUB_IDS: dict[str, str] = {
@@ -157,50 +160,6 @@ class SeedStudy:
     genre_sets: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-def _git_commit(root: Path) -> str:
-    command = ["git", "-C", str(root), "rev-parse", "HEAD"]
-    try:
-        out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown (not a git checkout)"
-    return out.stdout.strip()
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RunError(
-            f"{path}: missing; pass the root of a clone of {SOURCE_REPO} (it has data/ and "
-            "config/)."
-        ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise RunError(f"{path}: not valid JSON ({err}); restore the file from git.") from err
-
-
-def _literal_set(path: Path, name: str) -> frozenset[str] | None:
-    """The string set assigned to ``name`` in a Python file (``x = set([...])`` or ``{...}``),
-    read with :mod:`ast` (never executed); None when absent."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or not any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            continue
-        value = node.value
-        if isinstance(value, ast.Call) and value.args:
-            value = value.args[0]
-        try:
-            items = ast.literal_eval(value)
-        except ValueError:
-            return None
-        return frozenset(str(x) for x in items)
-    return None
-
-
 #: genre → (script names tried under the root and analysis/, variable name)
 _GENRE_SOURCES = {"action": ("analysis_action_movie.py", "action_movies_set"),
                   "western": ("analysis_western_movie.py", "western_content_set")}  # fmt: skip
@@ -217,20 +176,26 @@ def read_study(root: str | Path) -> SeedStudy:
         )
     catalogs = {}
     for d in DOMAINS:
-        titles = _json(base / "data" / "datasets" / f"{d}.json")
+        titles = read_json(base / "data" / "datasets" / f"{d}.json")
         if not isinstance(titles, list) or not all(isinstance(t, str) for t in titles):
             raise RunError(f"{base}/data/datasets/{d}.json: expected a JSON list of titles.")
         catalogs[d] = tuple(titles)
-    raw_groups = _json(base / "config" / "sensitive_attributes.json")
+    groups_path = base / "config" / "sensitive_attributes.json"
+    raw_groups = read_json(groups_path)
+    if not isinstance(raw_groups, Mapping) or not all(
+        isinstance(vs, list) for vs in raw_groups.values()
+    ):
+        raise RunError(
+            f"{groups_path}: expected a JSON object of group → list of values; restore the "
+            "file from git."
+        )
     groups = {str(g): tuple(str(v) for v in vs) for g, vs in raw_groups.items()}
-    config = configparser.ConfigParser()
-    config.read(base / "config" / "config_inference")
-    seed_text = config.get("parameters", "seeds", fallback="0, 1, 2, 3, 4")
-    seeds = tuple(int(s) for s in re.split(r"[,\s]+", seed_text.strip()) if s)
+    seeds = read_seeds(base / "config" / "config_inference")
     hub_ids: dict[str, str] = {}
     model_config = base / "config" / "model_config.json"
     if model_config.exists():
-        for key, backends in _json(model_config).items():
+        raw_models = read_json(model_config)
+        for key, backends in raw_models.items() if isinstance(raw_models, Mapping) else ():
             if isinstance(backends, Mapping) and "vllm" in backends:
                 hub_ids[str(key)] = str(backends["vllm"])
     files: dict[tuple[str, str, str], dict[int, Path]] = defaultdict(dict)
@@ -244,13 +209,13 @@ def read_study(root: str | Path) -> SeedStudy:
     genre_sets = {}
     for genre, (script, name) in _GENRE_SOURCES.items():
         for where in (base / script, base / "analysis" / script):
-            found = _literal_set(where, name) if where.exists() else None
+            found = literal_set(where, name) if where.exists() else None
             if found:
                 genre_sets[genre] = found
                 break
     return SeedStudy(
         root=base,
-        commit=_git_commit(base),
+        commit=git_commit(base),
         catalogs=catalogs,
         groups=groups,
         seeds=seeds,
@@ -493,8 +458,13 @@ def import_seed_study(
     and ``output/context_<tag>/<model>/seed<s>/`` (the other contexts, a row each), plus
     ``catalogs/``, ``personas.yaml`` and ``provenance.json``. Returns the counts."""
     study = read_study(root)
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(output).expanduser()
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--output {out}: a file, not a folder; pass a folder for the runs.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"--output {out}: cannot be made ({err.strerror}).") from None
     summary = ImportSummary(commit=study.commit)
     if study.unrecognised:
         summary.notes.append(
@@ -555,7 +525,7 @@ def _write_run(
     }  # fmt: skip
     for domain, tag, path in sets:
         info = CONTEXT_TAGS[tag]
-        data = _json(path)
+        data = read_json(path)
         if not isinstance(data, Mapping):
             raise RunError(f"{path}: not a study answer file (expected a JSON object).")
         catalog, catalog_sha = catalogs[domain]

@@ -8,13 +8,18 @@
   PATH --output DIR``: :mod:`.commands`.
 
 Library code raises :class:`~coldbias_tasks.core.errors.ColdbiasError`; here it becomes one
-line on stderr and exit code 1.
+line on stderr and exit code 1. Any other error is a bug or an unforeseen input: one line says
+so and names a log file holding the traceback (exit code 3); no traceback reaches the terminal.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import tempfile
+import time
+import traceback
 from collections.abc import Sequence
 
 from coldbias_tasks.core.errors import ColdbiasError
@@ -47,6 +52,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ColdbiasError as err:
         print(f"coldbias {command}: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"coldbias {command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug or an unforeseen input: one line and a log file
+        log = _log_traceback(command)
+        where = f"the traceback is in {log}" if log else "no log file could be written"
+        print(
+            f"coldbias {command}: unexpected error ({type(err).__name__}: "
+            f"{_one_line(err)}); {where}; please report it with that file.",
+            file=sys.stderr,
+        )
+        return 3
+
+
+def _one_line(err: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(err).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _log_traceback(command: str) -> str | None:
+    """Write the current exception's traceback to a new file in the temporary folder; its
+    path, or None when nothing can be written (a full disk)."""
+    try:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        fd, path = tempfile.mkstemp(prefix=f"coldbias-{command}-{stamp}-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as log:
+            log.write(f"coldbias {command} {' '.join(sys.argv[1:])}\n\n")
+            log.write(traceback.format_exc())
+        return path
+    except Exception:  # the report must never raise
+        return None
 
 
 #: command → (module, function) of the commands that take their own arguments (imported on

@@ -36,6 +36,7 @@ from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS
+from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
@@ -153,7 +154,7 @@ def _load_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> LoadOptions:
-    return LoadOptions(reparse=args.reparse, allow_partial=args.allow_partial)
+    return LoadOptions(reparse=args.reparse, allow_partial=args.allow_partial, documents=build_docs)
 
 
 def report_command(argv: Sequence[str]) -> int:

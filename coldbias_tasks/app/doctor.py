@@ -150,7 +150,8 @@ def run_checks(probe: bool = True) -> Doctor:
             f"{DEFAULT_MODEL}: not assembled yet (first demo run assembles it, ~1 min)",
             note=f"the demo installs {len(missing)} package(s) first" if missing else "",
         )
-    free = shutil.disk_usage(cache_dir() if cache_dir().exists() else cache_dir().parent).free
+    existing = next(p for p in (cache_dir(), *cache_dir().parents) if p.exists())
+    free = shutil.disk_usage(existing).free
     need = 0 if is_assembled(DEFAULT_MODEL) else 3 * 1024**3
     doc.add(
         "free disk (cache)",

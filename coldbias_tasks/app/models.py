@@ -91,8 +91,18 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 
 
 def cache_dir() -> Path:
-    """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``."""
-    return Path(os.environ.get("COLDBIAS_CACHE", Path.home() / ".cache" / "coldbias"))
+    """Where assembled models live: ``$COLDBIAS_CACHE`` or ``~/.cache/coldbias``; no home
+    folder (HOME unset, a user without a passwd entry) and no ``$COLDBIAS_CACHE`` raises
+    ModelError with the fix."""
+    if os.environ.get("COLDBIAS_CACHE"):
+        return Path(os.environ["COLDBIAS_CACHE"])
+    try:
+        return Path.home() / ".cache" / "coldbias"
+    except (RuntimeError, KeyError):
+        raise ModelError(
+            "no home folder (HOME is not set); set HOME, or COLDBIAS_CACHE to a folder for "
+            "the assembled models."
+        ) from None
 
 
 def hub_cache() -> Path:
@@ -211,7 +221,13 @@ def prepare_model(name: str = DEFAULT_MODEL, log: bool = True) -> Path:
     if marker.exists():
         _link_hub_alias(spec, folder)
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ModelError(
+            f"cannot make the model cache {folder.parent} ({err.strerror}); set COLDBIAS_CACHE "
+            "to a writable folder."
+        ) from None
     work = folder.with_name(name + ".building")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)

@@ -15,8 +15,12 @@ manifest listed and the new one does not (stale plots) are removed. Only files c
   refused before anything is written, with the fix;
 - the final step moves the previous files into a backup folder beside the destination and the new
   ones in; any failure moves every old file back (the previous output stays as it was);
-- temporary folders ``.NAME.PID.xxxxxxxx`` left by a killed run (its process is gone) and
-  ``.NAME.xxxxxxxx`` of older versions (older than ten minutes) are removed on the next start.
+- every temporary folder holds a marker (``coldbias_scratch.json``: process, destination, role;
+  the backup's also lists the files of the swap and whether it finished). On the next start,
+  a marked folder of this destination whose process is gone is recovered: a backup of an
+  unfinished swap moves every old file back (a kill during the swap leaves the old output,
+  never a mix), then the folder is removed. A folder without the marker is never removed,
+  whatever its name or age.
 
 Files coldbias did not write are left alone, with a message. Problems with the path are one
 :class:`~coldbias_tasks.core.errors.OutputError` line.
@@ -26,24 +30,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
-import time
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from coldbias_tasks.core.errors import OutputError
 
-__all__ = ["MANIFEST", "OutputFolder"]
+__all__ = ["MANIFEST", "SCRATCH_MARKER", "OutputFolder"]
 
 MANIFEST = "coldbias_manifest.json"
+#: The file inside every temporary folder coldbias makes beside a destination (what it is for).
+SCRATCH_MARKER = "coldbias_scratch.json"
 #: Largest manifest read (bytes); a bigger one is not coldbias's.
 MANIFEST_LIMIT = 4_000_000
 #: Entries walked when listing files coldbias did not write (a big folder is not walked whole).
 WALK_LIMIT = 20_000
-#: Age (seconds) after which a temporary folder without a process id counts as stale.
-STALE_AGE = 600.0
 
 
 class OutputFolder:
@@ -64,8 +66,8 @@ class OutputFolder:
         parent = self._root.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            _clean_stale(parent, self._root.name)
-            self._tmp = Path(tempfile.mkdtemp(prefix=_prefix(self._root), dir=parent))
+            _recover(parent, self._root)
+            self._tmp = _scratch(self._root, "new")
         except OSError as err:
             raise self._unwritable(err) from None
         return self._tmp
@@ -84,6 +86,8 @@ class OutputFolder:
             raise self._unwritable(err) from None
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if isinstance(error, OSError):  # writing a file failed (a full disk): nothing replaced
+            raise self._unwritable(error) from None
 
     def _unwritable(self, err: OSError) -> OutputError:
         return OutputError(
@@ -95,7 +99,10 @@ class OutputFolder:
         """The resolved destination, refused when it is /, home or above, a file, or holds
         another command's output."""
         root = self.dest.resolve()
-        home = Path.home().resolve()
+        try:
+            home = Path.home().resolve()
+        except (RuntimeError, KeyError):  # no home folder known: only the root is refused
+            home = Path(root.anchor)
         if root == Path(root.anchor) or root == home or root in home.parents:
             raise OutputError(
                 f"refusing to write coldbias output into {self.dest} (the root or home "
@@ -128,7 +135,7 @@ class OutputFolder:
             raise refuse
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
             raise refuse from None
         if not (
             isinstance(raw, dict)
@@ -158,17 +165,19 @@ class OutputFolder:
 
     def _commit(self, tmp: Path) -> None:
         root = self._root
-        new = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+        files = (p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+        new = sorted(rel for rel in files if rel != SCRATCH_MARKER)
         (tmp / MANIFEST).write_text(
             json.dumps({"generated_by": self.generator, "files": new}, indent=1), encoding="utf-8"
         )
         if not root.exists():
             tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700, mkdir would not
+            (tmp / SCRATCH_MARKER).unlink()
             os.replace(tmp, root)
         else:
             old = self._owned(root, self._manifest(root)[1])
             self._refuse_collisions(root, new, old)
-            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST}))
+            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST, SCRATCH_MARKER}))
             self._note_foreign(root, set(new) | old | {MANIFEST})
         self.files = [self.dest / rel for rel in new]
 
@@ -229,8 +238,10 @@ def _place(src: Path, dst: Path) -> None:
 
 def _swap(tmp: Path, root: Path, new: list[str], stale: list[str]) -> None:
     """Move the old files of ``new`` and the ``stale`` ones into a backup folder beside ``root``
-    and the new ones in; on any error restore every old file and re-raise."""
-    backup = Path(tempfile.mkdtemp(prefix=_prefix(root), dir=root.parent))
+    and the new ones in; on any error restore every old file and re-raise. The backup's marker
+    journals the swap, so that a killed swap is rolled back by the next start."""
+    old = [rel for rel in [*new, *stale] if os.path.lexists(root / rel)]
+    backup = _scratch(root, "backup", {"new": new, "stale": stale, "old": old, "done": False})
     done: list[tuple[Path, Path | None, bool]] = []  # (target, saved copy, new file placed)
     try:
         for rel, fresh in [*((r, True) for r in new), *((r, False) for r in stale)]:
@@ -250,30 +261,83 @@ def _swap(tmp: Path, root: Path, new: list[str], stale: list[str]) -> None:
                 target.unlink(missing_ok=True)
             if saved is not None:
                 os.replace(saved, target)
-        raise
-    finally:
         shutil.rmtree(backup, ignore_errors=True)
+        raise
+    _write_marker(backup, root, "backup", {"new": new, "stale": stale, "old": old, "done": True})
+    shutil.rmtree(backup, ignore_errors=True)
 
 
 def _prefix(root: Path) -> str:
     return f".{root.name}.{os.getpid()}."
 
 
-def _clean_stale(parent: Path, name: str) -> None:
-    """Remove ``parent/.NAME.PID.xxxxxxxx`` folders whose process is gone and old-style
-    ``.NAME.xxxxxxxx`` ones older than :data:`STALE_AGE` (never following symlinks)."""
-    pattern = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}")
-    for entry in parent.iterdir():
-        found = pattern.fullmatch(entry.name)
-        if not found or entry.is_symlink() or not entry.is_dir():
+def _write_marker(folder: Path, root: Path, role: str, journal: dict[str, object]) -> None:
+    """Write ``folder``'s marker atomically (a kill leaves the old marker or the new one)."""
+    text = json.dumps({"pid": os.getpid(), "dest": str(root), "role": role, **journal})
+    part = folder / (SCRATCH_MARKER + ".part")
+    with part.open("w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(part, folder / SCRATCH_MARKER)
+
+
+def _scratch(root: Path, role: str, journal: dict[str, object] | None = None) -> Path:
+    """A new temporary folder beside ``root`` holding coldbias' marker."""
+    folder = Path(tempfile.mkdtemp(prefix=_prefix(root), dir=root.parent))
+    _write_marker(folder, root, role, journal or {})
+    return folder
+
+
+def _marker(folder: Path, root: Path) -> dict | None:
+    """The marker of a temporary folder coldbias made for ``root``, or None (not ours)."""
+    path = folder / SCRATCH_MARKER
+    try:
+        if folder.is_symlink() or not folder.is_dir() or path.is_symlink() or not path.is_file():
+            return None
+        if path.stat().st_size > MANIFEST_LIMIT:
+            return None
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(raw, dict) or raw.get("dest") != str(root):
+        return None
+    if not isinstance(raw.get("pid"), int) or raw.get("role") not in ("new", "backup"):
+        return None
+    return raw
+
+
+def _recover(parent: Path, root: Path) -> None:
+    """Recover and remove the temporary folders of ``root`` (``.NAME.PID.*`` in ``parent``
+    with coldbias' marker) whose process is gone: a backup of an unfinished swap first moves
+    every old file back. Folders without the marker are never touched."""
+    for entry in sorted(parent.glob(f".{root.name}.*")):
+        marker = _marker(entry, root)
+        if marker is None or marker["pid"] == os.getpid() or _alive(marker["pid"]):
             continue
-        pid = found.group(1)
-        if pid is None:
-            stale = time.time() - entry.stat().st_mtime > STALE_AGE
-        else:
-            stale = int(pid) != os.getpid() and not _alive(int(pid))
-        if stale:
-            shutil.rmtree(entry, ignore_errors=True)
+        if marker["role"] == "backup" and not marker.get("done"):
+            _roll_back(entry, root, marker)
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _roll_back(backup: Path, root: Path, journal: dict) -> None:
+    """Undo a killed swap: every old file of the journal moved back into ``root`` and every
+    new file placed without an old one removed (only plain names inside ``root``)."""
+    new, old = set(_names(journal.get("new"))), set(_names(journal.get("old")))
+    for rel in sorted(new | old):
+        if not _inside(root, rel):
+            continue
+        target, saved = root / rel, backup / rel
+        if rel in old and os.path.lexists(saved):
+            if os.path.lexists(target) and not target.is_dir():
+                target.unlink()
+            os.replace(saved, target)
+        elif rel in new and rel not in old and target.is_file() and not target.is_symlink():
+            target.unlink()
+
+
+def _names(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _alive(pid: int) -> bool:

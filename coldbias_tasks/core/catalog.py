@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,7 +24,7 @@ import pandas as pd
 
 from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, read_jsonl_objects, read_text
+from coldbias_tasks.core.jsonl import DATA_LIMIT, json_value, read_jsonl_objects, read_text
 from coldbias_tasks.core.vocabulary import DOMAINS
 
 __all__ = ["Catalog", "load_catalog", "western_rule"]
@@ -100,6 +101,13 @@ def _check_titles(path: Path, titles: list[Any], lines: list[int] | None) -> tup
                 f"{_row_hint(path, row, lines)}: empty or non-text title {title!r}; "
                 "give every item a non-empty title string."
             )
+        breaks = [ch for ch in title if unicodedata.category(ch) in ("Cc", "Zl", "Zp")]
+        if breaks:
+            raise CatalogError(
+                f"{_row_hint(path, row, lines)}: title {title!r} holds a line break or control "
+                f"character ({breaks[0]!r}); a prompt shows one title per line, so it could "
+                "never be matched. Write the title on one line."
+            )
         key = normalized_key(title)
         if not key:
             raise CatalogError(
@@ -156,10 +164,9 @@ def _read_user_table(path: Path) -> pd.DataFrame:
                 "pass a .json, .jsonl or .csv file or a saved Dataset folder."
             ) from err
     if suffix == ".json":
-        try:
-            raw = json.loads(read_text(path, CatalogError, DATA_LIMIT))
-        except json.JSONDecodeError as err:
-            raise CatalogError(f"{path}: invalid JSON ({err.msg} at line {err.lineno}).") from err
+        raw = json_value(
+            read_text(path, CatalogError, DATA_LIMIT), CatalogError, str(path), "fix the file."
+        )
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
             return pd.DataFrame({"title": raw})
         if isinstance(raw, list) and all(isinstance(x, dict) for x in raw):

@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import ColdbiasError
 
-__all__ = ["DATA_LIMIT", "SIZE_LIMIT", "json_object", "read_jsonl_objects", "read_text"]
+__all__ = [
+    "DATA_LIMIT",
+    "DEPTH_LIMIT",
+    "SIZE_LIMIT",
+    "json_object",
+    "json_value",
+    "nesting_depth",
+    "read_jsonl_objects",
+    "read_text",
+]
 
 #: Largest input file read (bytes): lm-eval samples (13.6 MB for a big run).
 SIZE_LIMIT = 1 << 30
 #: Largest catalog, persona or language file read (bytes).
 DATA_LIMIT = 64 << 20
+#: Deepest nesting of lists and objects read from any JSON or YAML input (coldbias' own files
+#: nest at most 6 levels); deeper input is refused before it is parsed.
+DEPTH_LIMIT = 64
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -> str:
@@ -40,14 +56,35 @@ def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -
         raise error(f"{path}: cannot be read ({err.strerror}).") from err
 
 
-def json_object(text: str, error: type[ColdbiasError], where: str, fix: str) -> dict[str, Any]:
-    """``text`` as one JSON object. Malformed JSON raises ``error`` as "``where``: malformed
-    JSON (reason, column c); ``fix``", another JSON value as "``where``: not a JSON object;
-    ``fix``"."""
+def nesting_depth(text: str) -> int:
+    """How deeply the lists and objects of JSON ``text`` nest (brackets inside strings do not
+    count); read without recursion, so any depth is measured."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub('""', text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def json_value(text: str, error: type[ColdbiasError], where: str, fix: str) -> Any:
+    """``text`` parsed as JSON. Malformed JSON, nesting deeper than :data:`DEPTH_LIMIT` or a
+    number of more than 4,300 digits raises ``error`` as "``where``: reason; ``fix``"."""
+    if text.count("[") + text.count("{") > DEPTH_LIMIT and nesting_depth(text) > DEPTH_LIMIT:
+        raise error(f"{where}: JSON nested more than {DEPTH_LIMIT} levels deep; {fix}")
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as err:
-        raise error(f"{where}: malformed JSON ({err.msg}, column {err.colno}); {fix}") from err
+        raise error(
+            f"{where}: malformed JSON ({err.msg}, line {err.lineno} column {err.colno}); {fix}"
+        ) from err
+    except (ValueError, RecursionError) as err:  # a number beyond Python's 4,300-digit limit
+        raise error(f"{where}: unreadable JSON ({str(err)[:120]}); {fix}") from None
+
+
+def json_object(text: str, error: type[ColdbiasError], where: str, fix: str) -> dict[str, Any]:
+    """``text`` as one JSON object (:func:`json_value`); another JSON value raises ``error``
+    as "``where``: not a JSON object; ``fix``"."""
+    value = json_value(text, error, where, fix)
     if not isinstance(value, dict):
         raise error(f"{where}: not a JSON object; {fix}")
     return value

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from coldbias_tasks.core.confusables import confusable_problem
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import (
@@ -346,6 +347,8 @@ def _read_groups(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Group], dic
             raw_forms = value["forms"] if "forms" in value else value["phrase"]
             phrases[persona.id] = _phrase_of(path, raw_forms, f"{name}.{vid}")
             personas.append(persona)
+        if problem := confusable_problem([name, *groups, *(p.value for p in personas)]):
+            raise _fail(path, f"group {name!r}: {problem}")
         kind = "control" if control else "attribute"
         groups[name] = Group(name, str(spec.get("label", name)), kind, tuple(personas))
     return groups, phrases

@@ -77,6 +77,8 @@ SPECS: tuple[_Spec, ...] = (
 #: Seconds per request used for the time estimate: float32 vLLM on 2 AVX2 cores, 60-item
 #: catalog, k = 20 (BENCHMARKS.md, "dtype: bf16 vs float32").
 SECONDS_PER_REQUEST = 3.7
+#: Largest magnitude of a number in a setting (checked before any arithmetic).
+NUMBER_LIMIT = 1 << 63
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in SPECS}
 #: Settings of earlier task versions: refused in a new run with the reason, skipped when an old
 #: run's recorded settings are read back (``retired_ok``).
@@ -92,6 +94,11 @@ _BY_KEY = {s.key: s for s in SPECS}
 def _typed(spec: _Spec, value: Any) -> Any:
     """The value in its type, or a SettingsError naming key, value and fix."""
     shown = f"{spec.key}={value!r}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= NUMBER_LIMIT:
+        raise SettingsError(
+            f"--metadata {spec.key}={str(value)[:12]}… ({len(str(value))} digits): must be "
+            f"{spec.rule or 'a value'} ({spec.help}); numbers beyond 2**63 are refused."
+        )
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise SettingsError(

@@ -1,4 +1,6 @@
-"""Strict YAML reading: syntax errors and duplicate keys are errors naming the file and line."""
+"""Strict YAML reading: syntax errors, duplicate keys, nesting deeper than
+:data:`~coldbias_tasks.core.jsonl.DEPTH_LIMIT` and aliases that expand to more than
+:data:`EXPANDED_LIMIT` nodes (a "billion laughs" bomb) are errors naming the file and line."""
 
 from __future__ import annotations
 
@@ -8,13 +10,77 @@ from typing import Any
 import yaml
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, read_text
+from coldbias_tasks.core.jsonl import DEPTH_LIMIT, read_text
 
-__all__ = ["load_yaml"]
+__all__ = ["EXPANDED_LIMIT", "YAML_LIMIT", "load_yaml"]
+
+#: Most nodes a YAML document may hold once its aliases are expanded.
+EXPANDED_LIMIT = 1_000_000
+#: Largest YAML file read (bytes): persona, language, template and metric files are a few kB;
+#: PyYAML reads about 1 MB per second, so a bigger file would stall.
+YAML_LIMIT = 4 << 20
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses a key given twice in one mapping (YAML keeps the last one)."""
+    """A SafeLoader that refuses a key given twice in one mapping (YAML keeps the last one),
+    nesting deeper than :data:`DEPTH_LIMIT` and alias bombs."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        """Count the nesting while composing (a RecursionError would come far later)."""
+        self._depth += 1
+        if self._depth > DEPTH_LIMIT:
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"nested more than {DEPTH_LIMIT} levels deep",
+                self.peek_event().start_mark,
+            )
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> yaml.Node | None:
+        """The document's node, refused when its aliases expand to too many nodes."""
+        node = super().get_single_node()
+        if node is not None and _expanded_size(node) > EXPANDED_LIMIT:
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"its aliases (*name) expand to more than {EXPANDED_LIMIT:,} values (an alias "
+                "bomb); write the values out",
+                node.start_mark,
+            )
+        return node
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """Nodes of ``root`` with every alias expanded, counted once per distinct node (memoized,
+    without recursion), stopping past :data:`EXPANDED_LIMIT`."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if done:
+            total = 1 + sum(sizes[id(c)] for c in children)
+            sizes[id(node)] = min(total, EXPANDED_LIMIT + 1)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
 
 
 def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
@@ -38,9 +104,9 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _n
 
 
 def load_yaml(path: Path, error: type[ColdbiasError]) -> Any:
-    """Parse ``path`` (at most :data:`~coldbias_tasks.core.jsonl.DATA_LIMIT` bytes, a regular
-    file); a syntax error or a duplicate key raises ``error`` with file and line."""
-    text = read_text(path, error, DATA_LIMIT)
+    """Parse ``path`` (at most :data:`YAML_LIMIT` bytes, a regular file); a syntax error, a
+    duplicate key, deep nesting or an alias bomb raises ``error`` with file and line."""
+    text = read_text(path, error, YAML_LIMIT)
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.MarkedYAMLError as err:
@@ -50,3 +116,5 @@ def load_yaml(path: Path, error: type[ColdbiasError]) -> Any:
         raise error(f"{where}: {problem}; fix the file.") from err
     except yaml.YAMLError as err:
         raise error(f"{path}: invalid YAML ({err}); fix the file.") from err
+    except RecursionError:
+        raise error(f"{path}: nested too deeply; fix the file.") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.metric_specs import LmMetric, MetricSpec, declared, lm_metrics
 from coldbias_tasks.core.personas import Group, PersonaConfig, load_personas
 from coldbias_tasks.core.resources import tasks_dir
@@ -311,6 +312,24 @@ def write(root: Path | None = None, personas: str | Path | None = None) -> list[
     return written
 
 
+def _unsafe_out(out: Path) -> str | None:
+    """Why ``out`` cannot take the task files, or None: a file, the root, the home folder or a
+    folder above it (27 files would land among the user's own)."""
+    root = out.resolve()
+    try:
+        home: Path | None = Path.home().resolve()
+    except (RuntimeError, KeyError):
+        home = None
+    if root.exists() and not root.is_dir():
+        return "a file, not a folder; pass a folder for the task YAMLs (e.g. --out my_tasks)"
+    if root == Path(root.anchor) or (home is not None and (root == home or root in home.parents)):
+        return (
+            "the root or home folder; pass a folder of its own for the task YAMLs "
+            f"(e.g. --out {out / 'my_tasks'})"
+        )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m coldbias_tasks.lmeval.taskgen [--personas FILE] [--out DIR]``."""
     import argparse
@@ -326,18 +345,29 @@ def main(argv: list[str] | None = None) -> int:
         help="output folder (default: the package's tasks/, only without --personas)",
     )
     args = parser.parse_args(argv)
-    out = args.out
+    out = args.out.expanduser() if args.out is not None else None
+    if out is not None and (problem := _unsafe_out(out)):
+        parser.error(f"--out {out}: {problem}")
     if args.personas and out is None:  # would replace the installed package's tasks
         parser.error(
             "--personas needs --out DIR: without it the package's own task YAMLs would be "
             f"replaced by yours. Run it again with --out my_tasks (or --out {tasks_dir()} if "
             "you really mean to rewrite the installed tasks)."
         )
-    if out is not None and out.resolve() != tasks_dir().resolve():
-        templates = out / "templates"
-        if not templates.exists():
-            shutil.copytree(tasks_dir() / "templates", templates)
-    paths = write(out, args.personas)
+    try:
+        if out is not None and out.resolve() != tasks_dir().resolve():
+            templates = out / "templates"
+            if not templates.exists():
+                shutil.copytree(tasks_dir() / "templates", templates)
+        paths = write(out, args.personas)
+    except ColdbiasError as err:
+        print(f"taskgen: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(
+            f"taskgen: cannot write to {out} ({err.strerror}); pass another --out.", file=sys.stderr
+        )
+        return 1
     print(f"wrote {len(paths)} files to {out or tasks_dir()}")
     if args.personas:
         print(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import math
+import unicodedata
 from importlib.resources import files
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
@@ -11,7 +13,7 @@ from coldbias_tasks.analysis.run_data import coldbias_version
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.render import html as H
 
-__all__ = ["NOTES", "cell_text", "html_page", "markdown", "sort_script"]
+__all__ = ["NOTES", "cell_text", "html_page", "markdown", "md_cell", "sort_script"]
 
 
 def sort_script() -> str:
@@ -79,9 +81,17 @@ NOTES = [
 ]
 
 
+def md_cell(text: str) -> str:
+    """``text`` as one Markdown table cell: HTML escaped (no raw markup), line breaks and
+    control characters as spaces, pipes and backslashes escaped."""
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in str(text))
+    text = html.escape(text, quote=False).replace("\\", "\\\\").replace("|", "\\|")
+    return " ".join(text.split())
+
+
 def markdown(lb: Leaderboard) -> str:
     """The leaderboard as a Markdown table followed by the notes."""
-    headers = [c.header for c in lb.columns]
+    headers = [md_cell(c.header) for c in lb.columns]
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for row in lb.rows:
         cells = []
@@ -92,7 +102,7 @@ def markdown(lb: Leaderboard) -> str:
                 text = "**⚠ " + "; ".join(row.degenerate) + "**"
             else:
                 text = cell_text(row.cells.get(col.key))
-            cells.append(text.replace("|", "\\|"))
+            cells.append(md_cell(text))
         lines.append("| " + " | ".join(cells) + " |")
     notes = "\n".join(f"- {n}" for n in NOTES)
     return (

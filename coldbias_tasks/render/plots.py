@@ -7,10 +7,12 @@ dicts; all divergences are in [0, 1].
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import matplotlib
 
@@ -37,6 +39,19 @@ VARIANT_COLORS = {"plain": "#1f77b4", "context": "#d62728", "mitigation": "#2ca0
 #: line style and marker per variant, so identical polygons stay distinguishable
 VARIANT_STYLES = {"plain": ("-", "o"), "context": ("--", "s"), "mitigation": (":", "^")}
 DPI = 110
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _literal_text(function: _F) -> _F:
+    """Draw every text of the figure literally: model names, categories and titles are data,
+    so ``$...$`` is never parsed as mathtext (a malformed one would abort the report)."""
+
+    @functools.wraps(function)
+    def drawn(*args: Any, **kwargs: Any) -> Any:
+        with plt.rc_context({"text.parse_math": False}):
+            return function(*args, **kwargs)
+
+    return drawn  # type: ignore[return-value]
 
 
 def footer_text(model: str, seed: object, template_sha: str, catalog_sha: str) -> str:
@@ -64,6 +79,7 @@ def short_label(persona: str) -> str:
     return persona.split(".", 1)[-1]
 
 
+@_literal_text
 def bar_chart(
     title: str,
     values: Mapping[str, Mapping[str, tuple[float, float, bool]]],
@@ -111,6 +127,7 @@ def bar_chart(
     return _finish(fig, footer, path)
 
 
+@_literal_text
 def radar(
     title: str,
     series: Mapping[str, Mapping[str, float]],
@@ -163,6 +180,7 @@ def signed(value: float, digits: int = 2) -> str:
     return ("−" if value < 0 and text.strip("0.") else "+") + text
 
 
+@_literal_text
 def exposure_diffs(
     title: str,
     stats: Sequence[ExposureStat],
@@ -208,6 +226,7 @@ def exposure_diffs(
     return _finish(fig, footer, path)
 
 
+@_literal_text
 def prompt_sensitivity(
     title: str,
     rows: Sequence[tuple[str, str, float, float, float]],

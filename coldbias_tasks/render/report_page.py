@@ -488,10 +488,14 @@ def render_html(
             t = r.task
             body.append(f"<h3>{H.esc(t.name)}</h3>")
             body.append(
-                f'<p class="note">{t.domain} · {t.group} · variant {t.variant} · version '
-                f"{t.version} · k={t.k} · {t.n_shown} items shown ({t.order}) · "
-                f"{t.repeats} repeats · {r.summary.n_replicates} neutral replicates per repeat · "
-                f"{len(t.records)} answers · template {t.template} ({t.language})</p>"
+                '<p class="note">'
+                + H.esc(
+                    f"{t.domain} · {t.group} · variant {t.variant} · version {t.version} · "
+                    f"k={t.k} · {t.n_shown} items shown ({t.order}) · {t.repeats} repeats · "
+                    f"{r.summary.n_replicates} neutral replicates per repeat · "
+                    f"{len(t.records)} answers · template {t.template} ({t.language})"
+                )
+                + "</p>"
             )
             if r.degenerate:
                 body.append(H.warning(f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"))
