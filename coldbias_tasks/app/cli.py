@@ -4,6 +4,8 @@
 - ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
 - ``coldbias doctor``: this machine's CPU, dtype, backends and the demo's time (:mod:`.doctor`);
 - ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
+- ``coldbias tasks {install,uninstall,status,dir}``: the tasks inside lm-eval's own task folder
+  so plain ``lm_eval --tasks coldbias_movie`` finds them (:mod:`.commands`);
 - ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...`` / ``coldbias import-seed-study
   PATH --output DIR``: :mod:`.commands`.
 
@@ -22,12 +24,17 @@ from coldbias_tasks.core.resources import tasks_dir
 
 __all__ = ["main"]
 
-USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard,import-seed-study} ...
+USAGE = """usage: coldbias {eval,demo,doctor,tasks,tasks-dir,templates,report,leaderboard,
+                import-seed-study} ...
 
   eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
   doctor              what this machine can run (CPU flags, dtype, backends) and the demo's time
-  tasks-dir           print the folder for lm_eval --include_path
+  tasks install       copy the tasks into lm-eval's task folder: plain `lm_eval --tasks
+                      coldbias_movie` then works from any folder (idempotent)
+  tasks uninstall     remove that copy (only a folder coldbias wrote)
+  tasks status        whether plain lm_eval finds the tasks, and whether the copy is stale
+  tasks-dir           print the folder for lm_eval --include_path (also: tasks dir)
   templates [--json]  the built-in prompt templates: answer format, languages, prefix sharing
   report OUT_DIR      tables, plots and HTML from one lm-eval output folder
   leaderboard DIR...  one row per model from many output folders
@@ -56,6 +63,7 @@ _COMMANDS = {
     "demo": ("coldbias_tasks.app.demo", "main"),
     "report": ("coldbias_tasks.app.commands", "report_command"),
     "templates": ("coldbias_tasks.app.commands", "templates_command"),
+    "tasks": ("coldbias_tasks.app.commands", "tasks_command"),
     "leaderboard": ("coldbias_tasks.app.commands", "leaderboard_command"),
     "import-seed-study": ("coldbias_tasks.app.commands", "import_seed_study_command"),
 }
