@@ -2,11 +2,13 @@
 
     python bench/served_bench.py --json /tmp/served_bench.json
     python bench/served_bench.py --concurrency 1,4 --repeats 2     # smaller
+    python bench/served_bench.py --concurrency 16 --n-items 500    # the default catalog
 
 One run, same model (the bundled Qwen2.5-Coder-0.5B-Instruct), dtype (this CPU's choice), task,
 prompts, sampling settings and KV block size (32) everywhere: ``coldbias_movie_gender``, 40-item
-catalog, k = 5, R repeats, M = 2 replicates, ``max_gen_toks`` 96 (what ``coldbias eval`` sizes
-for k = 5 and this catalog), prefix caching on, context 2048.
+catalog (``--n-items``: 500 is the default catalog, then context 8192), k = 5, R repeats, M = 2
+replicates, ``max_gen_toks`` 96 (what ``coldbias eval`` sizes for k = 5), prefix caching on,
+context 2048.
 
 - **offline**: lm-eval's vLLM backend in a subprocess, all requests in one ``LLM.generate``;
   time = inside ``generate_until``; tokens and prefix-cache hits from the engine's counters.
@@ -44,10 +46,16 @@ MAX_GEN_TOKS = 96
 MAX_MODEL_LEN = 2048
 BLOCK = 32
 SEED = 1234
+#: catalog items shown (``--n-items``); above 40 the context is 8192
+N_ITEMS = 40
+
+
+def max_model_len() -> int:
+    return MAX_MODEL_LEN if N_ITEMS <= 40 else 8192
 
 
 def metadata(repeats: int) -> dict[str, Any]:
-    return {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": repeats,
+    return {"coldbias_n_items": N_ITEMS, "coldbias_k": 5, "coldbias_repeats": repeats,
             "coldbias_replicates": 2, "coldbias_seed": SEED}  # fmt: skip
 
 
@@ -110,7 +118,7 @@ def offline_worker(repeats: int) -> dict[str, Any]:
 
     lm = VLLM(
         pretrained=hub_model(log=False), dtype=choose_dtype(cuda=False), enforce_eager=True,
-        enable_prefix_caching=True, block_size=BLOCK, max_model_len=MAX_MODEL_LEN, seed=SEED,
+        enable_prefix_caching=True, block_size=BLOCK, max_model_len=max_model_len(), seed=SEED,
         batch_size="auto", disable_log_stats=False,
     )  # fmt: skip
     before = _vllm_counters(lm.model)
@@ -167,9 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", default="1,4,16")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--n-items", type=int, default=40, help="catalog items shown")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global N_ITEMS
+    N_ITEMS = args.n_items
     if args.worker:
         args.worker_out.write_text(json.dumps(offline_worker(args.repeats)))
         return 0
@@ -183,13 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     print("[bench] offline vLLM …", flush=True)
     cmd = [sys.executable, __file__, "--worker", "--worker-out", str(work / "offline.json"),
-           "--repeats", str(args.repeats)]  # fmt: skip
+           "--repeats", str(args.repeats), "--n-items", str(N_ITEMS)]  # fmt: skip
     with (work / "offline.log").open("w") as log:
         subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
     runs = {"offline": json.loads((work / "offline.json").read_text())}
     print("[bench] vllm serve …", flush=True)
     dev = {"VLLM_SERVER_DEV_MODE": "1"}  # for /reset_prefix_cache
-    with vllm_server(model, work / "serve.log", MAX_MODEL_LEN, env=dev, seed=SEED) as root:
+    with vllm_server(model, work / "serve.log", max_model_len(), env=dev, seed=SEED) as root:
         for c in (int(x) for x in args.concurrency.split(",")):
             print(f"[bench] served, num_concurrent {c} …", flush=True)
             runs[f"served c={c}"] = served_run(root, model, c, args.repeats)

@@ -26,3 +26,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   python -c "from coldbias_tasks.app.vllm_shim import write_vllm_dist_info as w; print('[setup] vllm alias:', w())"
   touch "$stamp"
 fi
+# plain `lm_eval --tasks coldbias_movie` from any folder: a copy of the tasks inside lm-eval's own
+# task folder (idempotent; refreshes a stale copy; undo: coldbias tasks uninstall; docs/lm-eval.md §4)
+python -m coldbias_tasks tasks install | sed 's/^/[setup] /'

@@ -480,3 +480,79 @@ def test_headline_carries_its_standard_error(converted: Path, run_dir: Path) -> 
             ):
                 found.append(json.dumps(result))
     assert found and str(expected)[:8] in found[0] and "standard_error" in found[0]
+
+
+# --- coldbias eee: conversion, "N/A", standard errors and validation in one command ---------
+
+
+def _with_nan(run_dir: Path, dest: Path, metric: str) -> Path:
+    """A copy of ``run_dir`` whose results hold NaN for ``metric`` of every task (as lm-eval
+    writes an undefined number)."""
+    shutil.copytree(run_dir, dest)
+    (path,) = dest.rglob("results_*.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for task in TASKS:
+        data["results"][task][f"{metric},{FILTER}"] = float("nan")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert "NaN" in path.read_text(encoding="utf-8")
+    return dest
+
+
+def test_undefined_numbers_become_lm_evals_na_mark() -> None:
+    from coldbias_tasks.analysis.eee import undefined_as_na
+
+    value = {"a": [1.0, math.nan, {"b": math.inf}], "c": "N/A", "d": 0.5, "e": -math.inf}
+    assert undefined_as_na(value) == ({"a": [1.0, "N/A", {"b": "N/A"}], "c": "N/A", "d": 0.5,
+                                       "e": "N/A"}, 3)  # fmt: skip
+
+
+def test_coldbias_eee_writes_valid_records(run_dir: Path, tmp_path: Path, capsys) -> None:
+    """One command: NaN written as "N/A" (skipped by EEE instead of stopping it), the standard
+    errors carried, every file checked by EEE's validator; a second run replaces the first."""
+    from coldbias_tasks.app import cli
+    from coldbias_tasks.app.eee_export import validate_records
+
+    run = _with_nan(run_dir, tmp_path / "run", "iou_excess")
+    out = tmp_path / "eee"
+    for samples in (False, True):
+        argv = ["eee", str(run), "--output", str(out)] + (["--include-samples"] if samples else [])
+        assert cli.main(argv) == 0
+        printed = capsys.readouterr().out
+        assert f"{len(TASKS)} EEE records" in printed and "2 undefined numbers" in printed
+        records = _aggregates(out)
+        assert len(records) == len(TASKS)  # replaced, not added
+        assert len(list((out / "data").rglob("*_samples.jsonl"))) == (len(TASKS) if samples else 0)
+        assert validate_records(out) == (len(TASKS) * (2 if samples else 1), [])
+    logged = _results_json(run_dir)["results"]["coldbias_movie_gender"]
+    for record in records.values():
+        by_name = {r["metric_config"]["metric_name"]: r for r in record["evaluation_results"]}
+        assert "iou_excess" not in by_name  # undefined: not scored
+        assert "iou_divergence" in by_name
+        if record["evaluation_results"][0]["evaluation_name"].startswith("coldbias_movie_gender"):
+            details = by_name["iou_attribute_excess"]["score_details"]
+            expected = logged[f"iou_attribute_excess_stderr,{FILTER}"]
+            assert details["uncertainty"]["standard_error"]["value"] == pytest.approx(expected)
+    done = subprocess.run(  # EEE's own validator CLI, as docs/eee.md runs it
+        [sys.executable, "-m", "every_eval_ever.validate", "data/**/*.json*"],
+        cwd=out, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_coldbias_eee_errors_are_one_line(run_dir: Path, tmp_path: Path, capsys) -> None:
+    from coldbias_tasks.app import cli
+
+    assert cli.main(["eee", str(tmp_path / "nothing"), "--output", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "no lm-eval results_*.json" in err
+    local = tmp_path / "local"
+    shutil.copytree(run_dir, local)
+    (path,) = local.rglob("results_*.json")
+    path.write_text(path.read_text().replace(f"pretrained={MODEL}", "pretrained=/srv/models/m"))
+    out = tmp_path / "eee"
+    assert cli.main(["eee", str(local), "--output", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "invalid model_info.id" in err and "--model-id ORG/NAME" in err
+    assert not out.exists()  # nothing written
+    assert cli.main(["eee", str(local), "--output", str(out), "--model-id", MODEL]) == 0
+    assert {r["model_info"]["id"] for r in _aggregates(out).values()} == {MODEL}

@@ -339,7 +339,7 @@ def _other_group(lines: list[dict]) -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (_swap_personas, "says '"),
+        (_swap_personas, "' says "),
         (_extra_persona, "'gender.martian' repeat"),
         (_duplicate, "logged twice"),
         (_outside_catalog, ("outside catalog 'movie'", "does not fit its prompt")),
@@ -704,7 +704,7 @@ def test_every_task_kind_passes_the_check(tmp_path: Path, capsys) -> None:
 def test_ids_swapped_in_one_repeat_are_refused_without_rebuilding(real_run: Path, tmp_path: Path):
     run = _copy(real_run, tmp_path / "run")
     _edit(run, _swap_personas)
-    with pytest.raises(RunError, match="says '"):
+    with pytest.raises(RunError, match="' says "):
         load_folder(run)
 
 

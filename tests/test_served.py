@@ -31,14 +31,17 @@ N_DOCS = (1 + 2 + 2 * 2) * 2  # (neutral + 2 replicates + 2 values × 2 phrasing
 class FakeServer:
     """``/v1/models`` (``max_model_len``), ``/tokenize`` (4 characters a token) and
     ``/v1/chat/completions``; ``fail``: answer the next N completions with HTTP 503;
-    ``die_after``: answer every completion after that many answers with HTTP 500; ``slow``:
-    sleep that long once; ``empty``: answer with null content."""
+    ``die_after``: answer every completion after that many answers with HTTP 500 and
+    ``die_body``; ``slow``: sleep that long once; ``empty``: answer with null content;
+    ``health``: the status of ``GET /health``."""
 
     def __init__(self, max_model_len: int = 4096) -> None:
         self.max_model_len = max_model_len
         self.requests: list[dict[str, Any]] = []
         self.fail = 0
         self.die_after: int | None = None
+        self.die_body: dict[str, Any] = {"error": "engine died"}
+        self.health = 200
         self.answered = 0
         self.slow = 0.0
         self.empty = False
@@ -58,6 +61,9 @@ class FakeServer:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
+                if self.path == "/health":
+                    self._send(server.health, {})
+                    return
                 model = {"id": "served-model", "max_model_len": server.max_model_len}
                 self._send(200, {"object": "list", "data": [model]})
 
@@ -78,7 +84,7 @@ class FakeServer:
         with self.lock:
             self.requests.append(body)
             if self.die_after is not None and self.answered >= self.die_after:
-                return 500, {"error": "engine died"}
+                return 500, self.die_body
             if self.fail:
                 self.fail -= 1
                 return 503, {"error": "busy"}

@@ -51,7 +51,14 @@ from typing import Any
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.jsonl import json_value, read_text
 
-__all__ = ["SCORE_LIMIT", "EEEResult", "is_eee_folder", "load_eee_records", "score_problem"]
+__all__ = [
+    "SCORE_LIMIT",
+    "EEEResult",
+    "is_eee_folder",
+    "load_eee_records",
+    "score_problem",
+    "undefined_as_na",
+]
 
 #: Largest magnitude of a capability score or standard error shown; beyond it, not a score.
 SCORE_LIMIT = 1e9
@@ -248,3 +255,18 @@ def is_eee_folder(folder: str | Path) -> bool:
         if _looks_like_aggregate(data):
             return True
     return False
+
+
+def undefined_as_na(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed lm-eval JSON) with every NaN or ±inf float replaced by lm-eval's own
+    mark ``"N/A"``, and how many were replaced. EEE's converter stops at NaN and skips
+    strings; lm-eval's own output keeps NaN (a string would break its group means)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "N/A", 1
+    if isinstance(value, dict):
+        pairs = [(k, undefined_as_na(v)) for k, v in value.items()]
+        return {k: v for k, (v, _) in pairs}, sum(n for _, (_, n) in pairs)
+    if isinstance(value, list):
+        items = [undefined_as_na(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    return value, 0

@@ -3,7 +3,11 @@
 - ``coldbias eval ARGS...``: lm_eval with the coldbias tasks and defaults (:mod:`.launch`);
 - ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
 - ``coldbias doctor``: this machine's CPU, dtype, backends and the demo's time (:mod:`.doctor`);
+- ``coldbias serve MODEL``: ``vllm serve`` with the flags coldbias needs (:mod:`.serve`);
 - ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
+- ``coldbias tasks {install,uninstall,status,dir}``: the tasks inside lm-eval's own task folder
+  so plain ``lm_eval --tasks coldbias_movie`` finds them (:mod:`.commands`);
+- ``coldbias eee RUN_DIR --output DIR``: Every Eval Ever records of a run (:mod:`.eee_export`);
 - ``coldbias report OUT_DIR`` / ``coldbias leaderboard DIR...`` / ``coldbias import-seed-study
   PATH --output DIR``: :mod:`.commands`.
 
@@ -27,15 +31,23 @@ from coldbias_tasks.core.resources import tasks_dir
 
 __all__ = ["main"]
 
-USAGE = """usage: coldbias {eval,demo,doctor,tasks-dir,report,leaderboard,import-seed-study} ...
+USAGE = """usage: coldbias {eval,demo,doctor,serve,tasks,tasks-dir,templates,report,leaderboard,
+                eee,import-seed-study} ...
 
   eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
   doctor              what this machine can run (CPU flags, dtype, backends) and the demo's time
-  tasks-dir           print the folder for lm_eval --include_path
+  serve MODEL         vllm serve MODEL with the flags coldbias needs (docs/serving.md)
+  tasks install       copy the tasks into lm-eval's task folder: plain `lm_eval --tasks
+                      coldbias_movie` then works from any folder (idempotent)
+  tasks uninstall     remove that copy (only a folder coldbias wrote)
+  tasks status        whether plain lm_eval finds the tasks, and whether the copy is stale
+  tasks-dir           print the folder for lm_eval --include_path (also: tasks dir)
   templates [--json]  the built-in prompt templates: answer format, languages, prefix sharing
   report OUT_DIR      tables, plots and HTML from one lm-eval output folder
   leaderboard DIR...  one row per model from many output folders
+  eee RUN_DIR --output DIR
+                      Every Eval Ever records of a run, validated by EEE (docs/eee.md)
   import-seed-study PATH --output DIR
                       the seed study's released answers as run folders (docs/seed-study.md)
 """
@@ -89,9 +101,12 @@ def _log_traceback(command: str) -> str | None:
 #: use, so ``coldbias report`` never imports lm-eval or torch)
 _COMMANDS = {
     "doctor": ("coldbias_tasks.app.doctor", "main"),
+    "serve": ("coldbias_tasks.app.serve", "main"),
     "demo": ("coldbias_tasks.app.demo", "main"),
     "report": ("coldbias_tasks.app.commands", "report_command"),
     "templates": ("coldbias_tasks.app.commands", "templates_command"),
+    "tasks": ("coldbias_tasks.app.commands", "tasks_command"),
+    "eee": ("coldbias_tasks.app.eee_export", "eee_command"),
     "leaderboard": ("coldbias_tasks.app.commands", "leaderboard_command"),
     "import-seed-study": ("coldbias_tasks.app.commands", "import_seed_study_command"),
 }

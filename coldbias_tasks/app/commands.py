@@ -54,6 +54,7 @@ __all__ = [
     "import_seed_study_command",
     "leaderboard_command",
     "report_command",
+    "tasks_command",
     "templates_command",
     "write_leaderboard",
 ]
@@ -286,3 +287,36 @@ def templates_command(argv: Sequence[str]) -> int:
         '"<code>"}\' (a path to your own Jinja file works too)'
     )
     return 0
+
+
+def tasks_command(argv: Sequence[str]) -> int:
+    """``coldbias tasks {install,uninstall,status,dir}``: the copy of the tasks inside lm-eval's
+    own task folder (:mod:`coldbias_tasks.lmeval.install`). ``status`` exits 1 when plain
+    lm_eval does not find up-to-date tasks."""
+    from coldbias_tasks.core.resources import tasks_dir
+    from coldbias_tasks.lmeval import install
+
+    parser = argparse.ArgumentParser(
+        prog="coldbias tasks",
+        description="Make plain `lm_eval --tasks coldbias_movie` find the coldbias tasks.",
+    )
+    parser.add_argument(
+        "action",
+        choices=["install", "uninstall", "status", "dir"],
+        help="install: copy the tasks into lm-eval's task folder (idempotent; refreshes a "
+        "stale copy); uninstall: remove that copy; status: is it there and up to date; dir: "
+        "the package's task folder (for --include_path)",
+    )
+    args = parser.parse_args(list(argv))
+    if args.action == "dir":
+        print(tasks_dir())
+        return 0
+    if args.action == "install":
+        print(install.install())
+        return 0
+    if args.action == "uninstall":
+        print(install.uninstall())
+        return 0
+    state = install.status()
+    print(state.describe())
+    return 0 if state.fresh else 1

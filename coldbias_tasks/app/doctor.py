@@ -106,6 +106,19 @@ def _imports(module: str, timeout: float = 120.0) -> tuple[bool, str]:
     return False, lines[-1] if lines else f"exit {proc.returncode}"
 
 
+def _installed_tasks() -> str:
+    """Whether plain ``lm_eval --tasks coldbias_movie`` finds the tasks: the copy in lm-eval's
+    task folder (``coldbias tasks install``), and whether it is stale."""
+    from coldbias_tasks.core.errors import ColdbiasError
+    from coldbias_tasks.lmeval.install import status
+
+    try:
+        state = status()
+    except ColdbiasError as err:
+        return f"unknown ({err})"
+    return ("yes: " if state.fresh else "no: ") + state.describe()
+
+
 def run_checks(probe: bool = True) -> Doctor:
     """Every check of ``coldbias doctor`` (``probe``: run the matmul speed probe)."""
     doc = Doctor()
@@ -131,6 +144,8 @@ def run_checks(probe: bool = True) -> Doctor:
         lm_eval or "missing",
         fix="" if lm_eval else "pip install -e . (or bash scripts/setup.sh)",
     )
+    if lm_eval:
+        doc.add("plain lm_eval finds tasks", _installed_tasks())
     hf_ok, hf_note = _imports("transformers")
     doc.add("backend hf (transformers)", f"{_version('transformers') or '-'}: {hf_note}")
     vllm_ok, vllm_note = _imports("vllm")

