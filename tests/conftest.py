@@ -21,9 +21,9 @@ E2E_TASKS = [
 E2E_METADATA = {
     "coldbias_n_items": 40,
     "coldbias_k": 5,
-    "coldbias_repeats": 3,
+    "coldbias_repeats": 2,
     "coldbias_replicates": 1,
-    "coldbias_controls": 1,
+    "coldbias_phrasings": 2,
     "coldbias_items": 4,
 }
 
@@ -56,7 +56,7 @@ def lm_eval_run(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path
 def hf_run(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A shorter real run through HF transformers (the fallback backend)."""
     out = tmp_path_factory.mktemp("hf_run")
-    meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
+    meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2, "coldbias_phrasings": 2}
     argv = demo_argv(
         "hf", model_id, out / "results", tasks=["coldbias_college_physics"], metadata=meta
     )

@@ -70,8 +70,8 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
     for task, group in _expected_tasks().items():
         samples = _samples(lm_eval_run, task)
         values = personas.groups[group].values
-        # neutral + one replicate + one control + values, R=3
-        assert len(samples) == (3 + len(values)) * 3
+        # neutral + one replicate + values × 2 phrasings, R=2
+        assert len(samples) == (2 + 2 * len(values)) * 2
         assert samples[0]["doc"]["persona_id"] == "neutral"
         for sample in samples:
             payload = sample["iou_divergence"]
@@ -93,7 +93,7 @@ def test_vllm_reverse_task_ranks_users(lm_eval_run: Path) -> None:
         low, high = declared.spec.range
         assert isinstance(value, float) and low <= value <= high, (metric, value)
     samples = _samples(lm_eval_run, task)
-    assert len(samples) == 4 * 3
+    assert len(samples) == 4 * 2  # items × repeats
     users = {p.id for p in load_personas().groups["gender"].values}
     for sample in samples:
         payload = sample["reverse_rank_gap"]
@@ -111,8 +111,8 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     assert int(model_args["max_length"]) == 8192
     _assert_metrics_in_range(results["results"]["coldbias_college_physics"], "hf physics")
     samples = _samples(hf_run, "coldbias_college_physics")
-    # R=2 repeats of neutral + the demo's one replicate and one control + 2 values
-    assert len(samples) == (1 + 1 + 1 + 2) * 2
+    # R=2 repeats of neutral + the demo's one replicate + 2 values × 2 phrasings
+    assert len(samples) == (1 + 1 + 2 * 2) * 2
     assert all("items" in s["prag_divergence"] for s in samples)
 
 

@@ -529,8 +529,8 @@ def test_coldbias_eee_writes_valid_records(run_dir: Path, tmp_path: Path, capsys
         assert "iou_excess" not in by_name  # undefined: not scored
         assert "iou_divergence" in by_name
         if record["evaluation_results"][0]["evaluation_name"].startswith("coldbias_movie_gender"):
-            details = by_name["iou_attribute_excess"]["score_details"]
-            expected = logged[f"iou_attribute_excess_stderr,{FILTER}"]
+            details = by_name["iou_disparity"]["score_details"]
+            expected = logged[f"iou_disparity_stderr,{FILTER}"]
             assert details["uncertainty"]["standard_error"]["value"] == pytest.approx(expected)
     done = subprocess.run(  # EEE's own validator CLI, as docs/eee.md runs it
         [sys.executable, "-m", "every_eval_ever.validate", "data/**/*.json*"],

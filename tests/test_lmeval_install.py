@@ -159,7 +159,7 @@ def test_plain_lm_eval_runs_a_task_by_name(installed: Path, tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr[-3000:]
     (results_file,) = (tmp_path / "out").rglob("results_*.json")
     results = json.loads(results_file.read_text())["results"]["coldbias_movie_gender"]
-    for key in ("iou_excess,ranked", "iou_attribute_excess,ranked", "exact_k_rate,ranked"):
+    for key in ("iou_excess,ranked", "iou_disparity,ranked", "exact_k_rate,ranked"):
         assert key in results
     assert results["empty_rate,ranked"] == 1.0
     assert list((tmp_path / "out").rglob("samples_coldbias_movie_gender_*.jsonl"))

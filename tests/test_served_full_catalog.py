@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 TASK = "coldbias_movie_gender"
 METADATA = {"coldbias_k": 5, "coldbias_repeats": 1, "coldbias_replicates": 1,
-            "coldbias_controls": 1}  # fmt: skip
+            "coldbias_phrasings": 2}  # fmt: skip
 ENV = {**os.environ, **offline_env(), **RUN_ENV}
 
 

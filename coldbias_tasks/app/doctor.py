@@ -42,12 +42,12 @@ class Reference:
 
 #: Reference demo runs per backend on a 2-core AMD EPYC (AVX2, no native bf16), float32,
 #: 99 answers (BENCHMARKS.md, "First run"): vLLM measured (engine start 85 s, generation 236 s;
-#: the probe gave 95–129 GFLOP/s there); generation scaled by 117 / 99 for the demo's one control
-#: persona per repeat since task version 3. HF: not run for the demo; its generation is vLLM's
-#: times the 14× the model-side benchmark measured between the two backends.
+#: the probe gave 95–129 GFLOP/s there); generation scaled by 144 / 99 for the demo of task
+#: version 4 (2 repeats × 4 phrasings per value). HF: not run for the demo; its generation is
+#: vLLM's times the 14× the model-side benchmark measured between the two backends.
 REFERENCE: dict[str, Reference] = {
-    "vllm": Reference("2-core AMD EPYC, AVX2, float32", 110.0, 85.0, 236.0 * 117 / 99),
-    "hf": Reference("2-core AMD EPYC, AVX2, float32 (derived)", 110.0, 10.0, 3300.0 * 117 / 99),
+    "vllm": Reference("2-core AMD EPYC, AVX2, float32", 110.0, 85.0, 236.0 * 144 / 99),
+    "hf": Reference("2-core AMD EPYC, AVX2, float32 (derived)", 110.0, 10.0, 3300.0 * 144 / 99),
 }
 
 

@@ -181,9 +181,9 @@ def _flag_text(rep: TaskReport, metric: str = "iou") -> str:
     ms = rep.summary.metrics[metric]
     tested = [v for v in ms.values if not math.isnan(v.p_value)]
     if not tested:
-        return "no per-value test (no neutral replicate)"
+        return "no per-sentence test (no neutral replicate)"
     flagged = sum(v.flagged for v in tested)
-    text = f"{flagged}/{len(tested)} values flagged"
+    text = f"{flagged}/{len(tested)} sentences flagged"
     if ms.underpowered:
         text += f" (underpowered: smallest adjusted p {ms.min_adjusted_p:.3g} > α {ms.alpha:g})"
     return text
@@ -197,14 +197,15 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
         f, p = rep.summary.fidelity, rep.summary.positions
         low, high = rep.interval("iou")
         d = iou.disparity
-        if not math.isnan(d.value):
+        if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value):
             lines.append(
                 f"{rep.model.label} · {rep.task.name}: IOU disparity (phrasing-controlled) "
                 f"{_ci(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
                 f"{disparity_verdict(iou)} ({d.n_values} values × {d.n_phrasings} phrasings)"
             )
         lines.append(
-            ("    " if not math.isnan(d.value) else f"{rep.model.label} · {rep.task.name}: ")
+            ("    " if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value)
+             else f"{rep.model.label} · {rep.task.name}: ")
             + f"IOU excess over noise {_ci(iou.excess, low, high)} "
             f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
             f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
