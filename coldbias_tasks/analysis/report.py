@@ -178,6 +178,8 @@ def disparity_verdict(ms: MetricSummary) -> str:
     d: PhrasingDisparity = ms.disparity
     alpha = ms.alpha
     if math.isnan(d.p_value):
+        if d.n_values == 0:
+            return "n/a: control sentences, not values of one attribute"
         if d.n_values >= 2 and d.n_phrasings < 2:
             return (
                 "n/a: one phrasing per value (task version < 4 or coldbias_phrasings < 2): "

@@ -7,12 +7,14 @@ tables (:mod:`.robustness`) all read a :class:`TaskSummary`, built once per task
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from coldbias_tasks.analysis.intervals import BOUNDS, Series, metric_series, t_interval
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.disparity import PhrasingDisparity
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
+from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
 __all__ = ["SERIES_KINDS", "TaskSummary", "placebo_flag", "summarize_task"]
 
@@ -67,8 +69,17 @@ class TaskSummary:
 
 def summarize_task(task: TaskData) -> TaskSummary:
     """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_group` of its
-    answers) and the series of every metric and kind."""
+    answers) and the series of every metric and kind. The placebo task has no headline: its
+    sentences are controls, not values of one attribute (lm-eval reports none for it either)."""
     summary = summarize_group(task.records)
+    if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute
+        summary = replace(
+            summary,
+            metrics={
+                m: replace(ms, disparity=PhrasingDisparity(alpha=ms.alpha))
+                for m, ms in summary.metrics.items()
+            },
+        )
     series = {
         (m, kind): metric_series(summary.metrics[m], kind)
         for m in summary.metrics
