@@ -238,7 +238,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     rows = []
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
-            for v in sorted(ms.values, key=lambda v: v.persona_id):
+            for v in sorted(ms.values, key=lambda v: (v.value, v.phrasing, v.persona_id)):
                 low, high = t_interval(v.excess_by_repeat, bounds=BOUNDS["excess"])
                 rows.append(
                     {
