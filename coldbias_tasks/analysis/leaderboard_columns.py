@@ -478,7 +478,8 @@ _PER_DOMAIN = (
                _domain_values, DOWN, view=RAW,
                description="raw IOU divergence from the neutral user, mean over every sentence "
                "(value × phrasing) of the {name} attribute tasks, each weighted alike: computed "
-               "as the seed paper's Table 1 (a mean over all values), comparable with it"),
+               "as the seed paper's Table 1 (a mean over all values), comparable with it (the "
+               "study's own script also keeps one answer of a phrase two groups share)"),
     *(
         ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()} (task mean)",
                    partial(_domain, m, "divergence"), DOWN, view=RAW,

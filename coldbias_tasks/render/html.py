@@ -59,7 +59,7 @@ th.sorted-desc::after { content: " \\25BC"; font-size: 0.7em; }
 #leaderboard th { min-width: 62px; }
 #leaderboard td:not(:first-child) { white-space: nowrap; }
 #leaderboard .details { display: none; }
-#leaderboard td.text { white-space: normal; min-width: 5em; max-width: 16em; }
+#leaderboard td.text { white-space: normal; min-width: 5em; max-width: 22em; }
 #leaderboard th { max-width: 9em; }
 p.views label { margin-right: 12px; white-space: nowrap; font-size: 0.9em; }
 .small { color: #6b7385; font-size: 0.82em; word-break: break-word; }

@@ -448,7 +448,7 @@ def render_html(
     ]
     ident = ["model", "task_version", "domain", "variant", "attribute_group"]
     models: dict[str, list[TaskReport]] = defaultdict(list)
-    for rep in reports:
+    for rep in sorted(reports, key=lambda r: r.task.group == PLACEBO_GROUP):  # controls last
         models[rep.model.label].append(rep)
     for rev in reverse:
         models.setdefault(rev.model.label, [])
