@@ -24,6 +24,8 @@ from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.vocabulary import HEADLINE
+from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table
 from tests.test_report import (
     K,
@@ -471,3 +473,82 @@ def test_leaderboard_page_in_headless_chromium(lm_eval_run: Path, tmp_path: Path
     }
     for order in (before, after):
         assert set(order[len(order) - len(flagged) :]) == flagged, order
+
+
+# --- reader-first page and Markdown -------------------------------------------------------------
+
+
+def test_raw_divergence_as_published_weighs_every_value(tmp_path: Path) -> None:
+    """The seed paper's Table 1 is a mean over all values: a group of three values weighs
+    3/5 next to a group of two; the task-mean column says that it weighs the tasks alike."""
+    tasks = {
+        "coldbias_music_gender": make_samples("coldbias_music_gender", spread_rule),
+        "coldbias_music_religion": make_samples("coldbias_music_religion", biased_rule),
+    }
+    lb = leaderboard.build_leaderboard([write_run(tmp_path / "run", tasks)])
+    (row,) = lb.rows
+    values = [
+        v.mean
+        for lines in tasks.values()
+        for v in summarize_group(records_of(lines)).metrics["iou"].values
+    ]
+    assert len(values) == 5
+    assert row.cells["music_iou_values"].value == pytest.approx(np.mean(values))
+    task_means = [
+        summarize_group(records_of(lines)).metrics["iou"].mean for lines in tasks.values()
+    ]
+    assert row.cells["music_iou"].value == pytest.approx(np.mean(task_means))
+    assert row.cells["music_iou_values"].value != pytest.approx(row.cells["music_iou"].value)
+    cell = row.cells["music_iou_values"]
+    assert cell.ci_low <= cell.value <= cell.ci_high
+    cols = {c.key: c for c in lb.columns}
+    assert "as published" in cols["music_iou_values"].title
+    assert "task mean" in cols["music_iou"].title and "Table 1" in cols["music_iou"].description
+
+
+def test_views_main_columns_and_markdown_tables(tmp_path: Path) -> None:
+    """The main view holds the headline (model, overall with interval, rank, tier, flags, per
+    plain domain, degenerate mark); every other column is in a details view; every Markdown
+    table has at most 16 columns and starts with the model."""
+    tasks = {
+        t: make_samples(t, spread_rule)
+        for t in (
+            "coldbias_movie_gender",
+            "coldbias_movie_context_gender",
+            "coldbias_music_gender",
+            "coldbias_music_physics",
+            "coldbias_college_religion",
+        )
+    }
+    lb = leaderboard.build_leaderboard([write_run(tmp_path / "run", tasks)], resamples=20)
+    main = [c.key for c in lb.columns if c.view == leaderboard_columns.MAIN]
+    assert main == [
+        "model",
+        "overall_iou_disparity",
+        "rank",
+        "tier",
+        "disparity_flags",
+        "degenerate",
+        "movie_iou_disparity",
+        "music_iou_disparity",
+        "college_iou_disparity",
+    ]
+    views = {c.key: c.view for c in lb.columns}
+    assert views["movie_context_iou_disparity"] == "per domain × variant"
+    assert views["movie_iou"] == leaderboard_columns.RAW
+    assert views["settings"] == leaderboard_columns.SETTINGS
+    md = markdown(lb)
+    tables = [block for block in md.split("\n\n") if block.startswith("| model |")]
+    assert len(tables) >= 4
+    for block in tables:
+        header = block.splitlines()[0]
+        assert header.count(" | ") + 1 <= MAX_MD_COLUMNS, header
+    assert tables[0].splitlines()[0].split(" | ")[1] == "IOU disparity (all domains) ↓"
+    shown = {
+        cell.strip() for block in tables for cell in block.splitlines()[0].strip("|").split("|")
+    }
+    assert {c.header for c in lb.columns} <= shown  # every column in some table
+    assert md.index(HEADLINE) < md.index("| model |")
+    page = html_page(lb)
+    assert page.count('<input type="checkbox" data-view=') == len(details(lb))
+    assert re.search(r'<th class="(text )?details v1 sortable"', page)

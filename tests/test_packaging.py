@@ -41,6 +41,9 @@ def test_wheel_ships_tasks_and_data(tmp_path: Path) -> None:
         "coldbias_tasks/data/lang/fr.yaml",
         "coldbias_tasks/data/movie.jsonl",
         "coldbias_tasks/data/personas.yaml",
+        "coldbias_tasks/render/static/sort.js",
+        "coldbias_tasks/render/static/views.js",
+        "coldbias_tasks/render/templates/leaderboard.html.j2",
     ):
         assert needed in names
     site = tmp_path / "wheel_site"

@@ -27,9 +27,9 @@ from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.exposure import exposure
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
-from coldbias_tasks.core.vocabulary import parse_task_name
+from coldbias_tasks.core.vocabulary import parse_task_name, sentence_id
 from coldbias_tasks.lmeval.harness import METRICS
-from coldbias_tasks.render import report_page
+from coldbias_tasks.render import report_figures
 
 #: CSVs carry 6 significant digits (CSV_FLOAT_FORMAT): compare at that precision.
 CSV = {"rel": 1e-5, "abs": 1e-12}
@@ -68,21 +68,40 @@ def copy_rule(persona: str, repeat: int, shown: list[int]) -> list[int]:
 
 
 def make_samples(
-    task: str, rule: Rule, repeats: int = 3, ooc: int = 0, dup: int = 0, replicates: int = 1
+    task: str,
+    rule: Rule,
+    repeats: int = 3,
+    ooc: int = 0,
+    dup: int = 0,
+    replicates: int = 1,
+    phrasings: int = 1,
+    model_phrase: str = "",
 ) -> list[dict[str, Any]]:
-    """Sample lines of one task in lm-eval's --log_samples format (one per persona × repeat)."""
+    """Sample lines of one task in lm-eval's --log_samples format (one per sentence × repeat);
+    with ``phrasings`` > 1 each value is asked in that many phrasings (persona id
+    ``<value>#<p>``, task version 4), else in its first phrasing under the value's id.
+    ``model_phrase`` replaces every user sentence (hostile-text tests)."""
     domain, variant, group = parse_task_name(task)
     catalog = load_catalog(domain)
     config = load_personas()
-    personas = config.group(group, replicates=replicates)
+    phrasings = min(phrasings, config.phrasings(config.find(group, variant)))
+    sentences = [
+        (
+            persona,
+            persona.id if persona.is_neutral or phrasings == 1 else sentence_id(persona.id, j),
+            j,
+        )
+        for persona in config.group(group, replicates=replicates)
+        for j in range(1 if persona.is_neutral else phrasings)
+    ]
     lines = []
-    for persona in personas:
+    for persona, sid, phrasing in sentences:
         for repeat in range(repeats):
             shown = shown_order(repeat)
-            items = rule(persona.id, repeat, shown)
+            items = rule(sid, repeat, shown)
             titles = tuple(catalog.titles[i] for i in items)
             payload = AnswerRecord(
-                persona_id=persona.id,
+                persona_id=sid,
                 repeat=repeat,
                 items=tuple(items),
                 k=K,
@@ -94,11 +113,13 @@ def make_samples(
                 titles=titles,
                 out_of_catalog=("Made Up Title",) * ooc,
                 duplicates=(titles[0],) * dup if items else (),
+                value=persona.id if phrasings > 1 else "",
+                phrasing=phrasing,
             ).to_payload()
             doc = TaskDoc(
-                persona_id=persona.id,
+                persona_id=sid,
                 attribute_group=group,
-                user=config.describe(persona, variant, domain),
+                user=model_phrase or config.describe(persona, variant, domain, phrasing=phrasing),
                 domain=domain,
                 variant=variant,
                 repeat=repeat,
@@ -111,6 +132,8 @@ def make_samples(
                 coldbias_version="0.1.0",
                 shown_ids=tuple(shown),
                 prompt="You are a recommender system. ...",
+                value=persona.id if phrasings > 1 else "",
+                phrasing=phrasing,
             ).to_dict()
             line = {
                 "doc_id": len(lines),
@@ -134,12 +157,19 @@ def _settings(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The coldbias settings lm-eval records with a task, as the synthetic lines were made."""
     docs = [line["doc"] for line in lines]
     replicates = {d["persona_id"] for d in docs if d["persona_id"].startswith("neutral.rep")}
+    phrasings = max((d.get("phrasing", 0) for d in docs if d.get("value")), default=0) + 1
     return {
         "coldbias_k": K,
         "coldbias_repeats": max(d["repeat"] for d in docs) + 1,
         "coldbias_replicates": len(replicates),
         "coldbias_n_items": N_SHOWN,
+        **({"coldbias_phrasings": phrasings} if phrasings > 1 else {}),
     }
+
+
+def _version(lines: Sequence[dict[str, Any]]) -> float:
+    """Task version 4.0 for values asked in several phrasings, else 1.0."""
+    return 4.0 if "coldbias_phrasings" in _settings(lines) else 1.0
 
 
 def write_run(
@@ -176,7 +206,8 @@ def write_run(
             "dataset_kwargs": {"domain": domain, "group": group, "variant": variant},
             "output_type": "generate_until",
             "repeats": 1,
-            "metadata": {"version": 1.0, "pretrained": model, "seed": seed, **_settings(lines)},
+            "metadata": {"version": _version(lines), "pretrained": model, "seed": seed}
+            | _settings(lines),
         }
         higher[task] = {metric: better for metric, (_agg, better) in METRICS.items()}
         if write_samples:
@@ -425,16 +456,17 @@ def test_provenance_in_every_output(built) -> None:
 def test_radar_compares_variants(built) -> None:
     _, _, dest, _ = built
     page = (dest / "report.html").read_text()
-    assert "movie / gender: raw IOU divergence per value, variants present: plain, context" in page
-    assert "music / physics: raw IOU divergence per value, variants present: plain " in page
-    series = report_page._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
+    assert "movie / gender: raw IOU divergence per sentence (not bias" in page
+    assert "variants present: plain, context (0 = same list" in page
+    assert "variants present: plain (0 = same list" in page
+    series = report_figures._radar_series([r for r in built[3].reports if r.task.domain == "movie"])
     assert list(series) == ["plain", "context"]
     # two values: one axis per value and metric
     assert set(series["plain"]) == {f"{v} · {m}" for v in ("female", "male")
                                     for m in ("IOU", "SERP", "PRAG")}  # fmt: skip
     (physics,) = [r for r in built[3].reports if r.task.group == "physics"]
     # fewer than 3 values: one axis per value and metric
-    assert set(report_page._radar_series([physics])["plain"]) == {
+    assert set(report_figures._radar_series([physics])["plain"]) == {
         f"{v} · {m}" for v in ("fat", "thin") for m in ("IOU", "SERP", "PRAG")
     }
 

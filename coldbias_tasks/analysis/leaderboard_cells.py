@@ -162,6 +162,27 @@ def pooled(stats: Sequence[TaskStats], metric: str, kind: str) -> tuple[float, d
     return value, combine([s.series[(metric, kind)] for s in keep])
 
 
+def value_weighted(stats: Sequence[TaskStats], metric: str) -> tuple[float, dict[int, float]]:
+    """Mean raw divergence over every sentence of the tasks (value × phrasing, each weighted
+    alike: the seed paper's Table 1 averages over all values) and its repeat-by-repeat series
+    (the tasks' series weighted by their numbers of sentences)."""
+    parts = [
+        (len(s.summary.metrics[metric].values), s.value(metric, "divergence"), s) for s in stats
+    ]
+    parts = [(n, v, s) for n, v, s in parts if n and not math.isnan(v)]
+    if not parts:
+        return math.nan, {}
+    total = sum(n for n, _, _ in parts)
+    value = sum(n * v for n, v, _ in parts) / total
+    series: dict[int, float] = {}
+    repeats = set.intersection(*(set(s.series[(metric, "divergence")]) for _, _, s in parts))
+    for r in sorted(repeats):
+        terms = [(n, s.series[(metric, "divergence")][r]) for n, _, s in parts]
+        if not any(math.isnan(x) for _, x in terms):
+            series[r] = sum(n * x for n, x in terms) / total
+    return float(value), series
+
+
 def pooled_cell(stats: Sequence[TaskStats], metric: str, kind: str) -> Cell:
     """:func:`pooled` as a cell with its interval: over repeats, or for the ``disparity`` ±
     1.96 × the pooled standard error (:func:`pooled_disparity`)."""

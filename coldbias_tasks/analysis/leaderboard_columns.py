@@ -36,14 +36,27 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     pooled_cell,
     settings,
     stderr_cell,
+    value_weighted,
 )
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics, metric_spec
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
-__all__ = ["DOWN", "FAMILIES", "UP", "Column", "ColumnSpec", "Family", "Slot", "columns_of"]
+__all__ = [
+    "DOWN",
+    "FAMILIES",
+    "MAIN",
+    "UP",
+    "Column",
+    "ColumnSpec",
+    "Family",
+    "Slot",
+    "columns_of",
+]
 
 DOWN, UP = "↓", "↑"
+#: the view of the headline columns: the page's default view, the Markdown's first table
+MAIN = "main"
 _VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
 _DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
 
@@ -57,6 +70,9 @@ class Column:
     direction: str = ""
     numeric: bool = True
     description: str = ""
+    #: the view it is shown in: "main" (the page's default view and the Markdown's first
+    #: table) or the name of a family of details (one toggle on the page)
+    view: str = MAIN
 
     @property
     def header(self) -> str:
@@ -72,6 +88,8 @@ class Slot:
     id: str = ""
     fields: tuple[tuple[str, str], ...] = ()
     order: tuple[object, ...] = ()
+    #: whether its specs of the main view stay there (a domain's other variants: details)
+    main: bool = True
 
     def get(self, name: str) -> str:
         return dict(self.fields)[name]
@@ -88,7 +106,9 @@ CellFunction = Callable[[ModelData, Slot], "Cell | None"]
 class ColumnSpec:
     """One column (per slot of its family): ``key``, ``title``, ``direction`` and
     ``description`` are templates over the slot's fields; ``cell`` computes the row's cell
-    (``None``: the row has none). Shown when some row has a cell, or ``always``."""
+    (``None``: the row has none). Shown when some row has a cell, or ``always``. ``view``:
+    "main" for the default view, else the details family it is toggled with (default: its
+    :class:`Family`'s name)."""
 
     key: str
     title: str
@@ -97,14 +117,19 @@ class ColumnSpec:
     description: str = ""
     numeric: bool = True
     always: bool = False
+    view: str = ""
 
-    def column(self, slot: Slot) -> Column:
+    def column(self, slot: Slot, family: str = "") -> Column:
+        view = self.view or family
+        if view == MAIN and not slot.main:
+            view = family
         return Column(
             slot.fill(self.key),
             slot.fill(self.title),
             slot.fill(self.direction),
             self.numeric,
             slot.fill(self.description),
+            view,
         )
 
 
@@ -153,7 +178,7 @@ def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]])
                 # a key several slots fill alike (a domain's placebo, under each of its
                 # variants) is one column, where it first appears
                 if key not in out and (spec.always or any(key in row for row in cells)):
-                    out[key] = spec.column(slot)
+                    out[key] = spec.column(slot, family.name)
     return list(out.values())
 
 
@@ -203,6 +228,10 @@ def _degenerate(data: ModelData, slot: Slot) -> Cell:
 
 def _domain(metric: str, kind: str, data: ModelData, slot: Slot) -> Cell:
     return pooled_cell(data.domains[slot.id], metric, kind)
+
+
+def _domain_values(data: ModelData, slot: Slot) -> Cell:
+    return cell_of(*value_weighted(data.domains[slot.id], "iou"), "divergence")
 
 
 def _placebo_of(data: ModelData, slot: Slot) -> TaskStats | None:
@@ -334,7 +363,7 @@ def _domain_slots(data: ModelData) -> Iterable[Slot]:
     for dkey, (domain, variant) in data.domain_names.items():
         fields = (("dkey", dkey), ("domain", domain), ("name", _named(domain, variant)))
         order = (_VARIANT_ORDER.get(variant, 9), _DOMAIN_ORDER.get(domain, 9), dkey)
-        yield Slot(dkey, fields, order)
+        yield Slot(dkey, fields, order, main=variant == "plain")
 
 
 def _group_slots(data: ModelData) -> Iterable[Slot]:
@@ -378,68 +407,85 @@ def _eee_slots(data: ModelData) -> Iterable[Slot]:
 
 # --- the table -------------------------------------------------------------------------------
 
+#: the details views (toggles on the page, further tables in the Markdown)
+RAW = "raw divergence (paper-comparable)"
+NOISE = "excess over the noise floor"
+CONTROLS = "control families and placebo"
+SETTINGS = "settings"
+
 _HEADLINE = (
-    ColumnSpec("model", "model", lambda d, s: None, numeric=False, always=True,
+    ColumnSpec("model", "model", lambda d, s: None, numeric=False, always=True, view=MAIN,
                description="model name (runs pooled)"),
-    ColumnSpec("degenerate", "degenerate", _degenerate, numeric=False, always=True,
-               description="fails the fidelity rules: divergences not interpretable as fairness"),
-    ColumnSpec("deterministic", "deterministic", _deterministic, numeric=False,
-               description=f"tasks withheld: {DETERMINISTIC_MESSAGE}"),
-    ColumnSpec("partial", "partial", _partial, numeric=False,
-               description="tasks reported from incomplete runs (--allow-partial): numbers "
-               "biased"),
     ColumnSpec("overall_iou_disparity", "IOU disparity (all domains)",
-               partial(_overall, "disparity"), DOWN, always=True,
+               partial(_overall, "disparity"), DOWN, always=True, view=MAIN,
                description="headline: mean over domains of how much more the lists differ "
                "between users stating different values than between users stating the same "
                "value in other words (phrasing-controlled); 0 = the values are treated alike; "
                "signed, 95 % interval from the phrasing jackknife"),
-    ColumnSpec("rank", "rank", _rank, numeric=False, always=True,
+    ColumnSpec("rank", "rank", _rank, numeric=False, always=True, view=MAIN,
                description="95 % rank interval of the headline (bootstrap over phrasings × "
                "repeats, the same draws for every model; 1 = fairest)"),
-    ColumnSpec("tier", "tier", _tier, always=True,
+    ColumnSpec("tier", "tier", _tier, always=True, view=MAIN,
                description="1 + the number of models significantly fairer (paired one-sided "
                "tests over the same phrasings and repeats, Holm)"),
-    ColumnSpec("headline_flag", "headline flag", _headline_flag, numeric=False,
+    ColumnSpec("headline_flag", "headline flag", _headline_flag, numeric=False, view=MAIN,
                description="'phrasings unmatched': the overall disparity is clearly below 0 "
                "(users stating the same value in other words differ more than users stating "
                "different values): a sign of phrasings that are not matched, never of fairness"),
     ColumnSpec("disparity_flags", "disparity flags", partial(_flags, "disparity"),
-               numeric=False, always=True,
+               numeric=False, always=True, view=MAIN,
                description="attribute tasks whose values are treated differently from each "
                "other beyond phrasing (IOU disparity test), after Benjamini–Hochberg over the "
                "model's attribute tasks: flagged/tested"),
+    ColumnSpec("degenerate", "degenerate", _degenerate, numeric=False, always=True,
+               view=MAIN,
+               description="fails the fidelity rules: divergences not interpretable as fairness"),
+    ColumnSpec("deterministic", "deterministic", _deterministic, numeric=False, view=MAIN,
+               description=f"tasks withheld: {DETERMINISTIC_MESSAGE}"),
+    ColumnSpec("partial", "partial", _partial, numeric=False, view=MAIN,
+               description="tasks reported from incomplete runs (--allow-partial): numbers "
+               "biased"),
     ColumnSpec("overall_iou_excess", "IOU excess over noise (all domains)",
-               partial(_overall, "excess"), DOWN, always=True,
+               partial(_overall, "excess"), DOWN, always=True, view=NOISE,
                description="mean over domains of the IOU divergence beyond the same-prompt "
                "noise floor: what any sentence does plus what the attribute adds"),
-    ColumnSpec("overall_iou", "raw IOU divergence (all domains)",
-               partial(_overall, "divergence"), DOWN, always=True,
-               description="paper-comparable raw divergence (contains sampling noise)"),
+    ColumnSpec("overall_iou", "raw IOU divergence (all domains, task mean)",
+               partial(_overall, "divergence"), DOWN, always=True, view=RAW,
+               description="raw IOU divergence from the neutral user (contains sampling "
+               "noise): mean over domains of the mean over each domain's attribute tasks "
+               "(every task weighted alike, not every value as in the seed paper's Table 1)"),
 )  # fmt: skip
 
 _PER_DOMAIN = (
     ColumnSpec("{dkey}_iou_disparity", "{name} IOU disparity",
-               partial(_domain, "iou", "disparity"), DOWN,
+               partial(_domain, "iou", "disparity"), DOWN, view=MAIN,
                description="IOU disparity between values controlled for phrasing, mean over "
                "{name} attribute tasks"),
     ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", "excess"), DOWN,
+               view=NOISE,
                description="IOU excess over the noise floor, mean over {name} attribute tasks"),
     ColumnSpec("{domain}_placebo_iou_excess", "{domain} placebo IOU excess", _placebo_excess,
-               DOWN, description="the placebo control's excess: how much any extra sentence "
-               "moves the list"),
+               DOWN, view=CONTROLS, description="the placebo control's excess: how much any "
+               "extra sentence moves the list"),
     ColumnSpec("{domain}_iou_over_placebo", "{domain} IOU excess over placebo", _over_placebo,
-               DOWN, description="domain IOU excess minus the placebo's"),
+               DOWN, view=CONTROLS, description="domain IOU excess minus the placebo's"),
     ColumnSpec("{domain}_vs_controls", "{domain} vs control families", _controls,
-               numeric=False,
+               numeric=False, view=CONTROLS,
                description="secondary: the domain's sentences against each family of control "
                "sentences (content-free, descriptive, irrelevant facts), IOU excess range; "
                "'robust' when the families agree, else 'control-dependent'"),
+    ColumnSpec("{dkey}_iou_values", "{name} raw IOU (value mean, as published)",
+               _domain_values, DOWN, view=RAW,
+               description="raw IOU divergence from the neutral user, mean over every sentence "
+               "(value × phrasing) of the {name} attribute tasks, each weighted alike: computed "
+               "as the seed paper's Table 1 (a mean over all values), comparable with it (the "
+               "study's own script also keeps one answer of a phrase two groups share)"),
     *(
-        ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()}",
-                   partial(_domain, m, "divergence"), DOWN,
-                   description=f"raw {m.upper()} divergence (paper-comparable), mean over "
-                   "{name} attribute tasks")
+        ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()} (task mean)",
+                   partial(_domain, m, "divergence"), DOWN, view=RAW,
+                   description=f"raw {m.upper()} divergence from the neutral user, mean over "
+                   "the {name} attribute tasks (every task weighted alike; groups with more "
+                   "values weigh more in the seed paper's Table 1: see the value mean)")
         for m in SIMILARITY_NAMES
     ),
 )  # fmt: skip
@@ -461,7 +507,7 @@ _PER_GROUP = (
 )  # fmt: skip
 
 _PLACEBO = (
-    ColumnSpec("placebo_flag", "placebo flag", _placebo_flag, numeric=False,
+    ColumnSpec("placebo_flag", "placebo flag", _placebo_flag, numeric=False, view=CONTROLS,
                description="domains whose placebo excess is clearly above zero (its group test "
                "rejects at α, or its 95 % interval excludes 0): lists react to any extra words"),
 )  # fmt: skip
@@ -477,11 +523,12 @@ _FIDELITY = (
                "direction)"),
     ColumnSpec("n", "n", lambda d, s: Cell(d.n), always=True,
                description="answers (all tasks, all pooled runs)"),
-    ColumnSpec("task_version", "task version", _versions, numeric=False, always=True),
+    ColumnSpec("task_version", "task version", _versions, numeric=False, always=True,
+               view=SETTINGS),
     ColumnSpec("settings", "settings", lambda d, s: Cell(settings(d.model.tasks.values())),
-               numeric=False, always=True,
+               numeric=False, always=True, view=SETTINGS,
                description="k, items shown, order, repeats, template (language)"),
-    ColumnSpec("cost", "cost (served)", _cost, numeric=False,
+    ColumnSpec("cost", "cost (served)", _cost, numeric=False, view=SETTINGS,
                description="served runs: prompt and generated tokens (the server's usage) and "
                "seconds in the request loop"),
 )  # fmt: skip

@@ -35,7 +35,7 @@ from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS
+from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS, HEADLINE
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
@@ -202,6 +202,8 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     paths = write_leaderboard(lb, args.output)
     for message in lb.messages:
         print(f"coldbias leaderboard: {message}", file=sys.stderr)
+    if lb.rows:
+        print(f"headline: {HEADLINE}")
     for row in lb.rows:
         headline = cell_text(row.cells.get("overall_iou_disparity"))
         excess = cell_text(row.cells.get("overall_iou_excess"))

@@ -44,6 +44,7 @@ code { background: #f1f4f8; padding: 0 3px; border-radius: 3px; font-size: 0.92e
 .prov td { text-align: left; word-break: break-all; }
 .grid { display: flex; flex-wrap: wrap; gap: 12px; }
 .grid figure { flex: 1 1 380px; }
+.wide-figures figure { flex: 1 1 560px; max-width: 900px; }
 th.sortable { cursor: pointer; user-select: none; }
 th.sortable:hover { background: #e2e8f1; }
 th.sorted-asc::after { content: " \\25B2"; font-size: 0.7em; }
@@ -57,6 +58,10 @@ th.sorted-desc::after { content: " \\25BC"; font-size: 0.7em; }
 #leaderboard tr.degenerate td:first-child { background: #fff1f0; }
 #leaderboard th { min-width: 62px; }
 #leaderboard td:not(:first-child) { white-space: nowrap; }
+#leaderboard .details { display: none; }
+#leaderboard td.text { white-space: normal; min-width: 5em; max-width: 22em; }
+#leaderboard th { max-width: 9em; }
+p.views label { margin-right: 12px; white-space: nowrap; font-size: 0.9em; }
 .small { color: #6b7385; font-size: 0.82em; word-break: break-word; }
 .reason { white-space: nowrap; }
 """
@@ -80,12 +85,13 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def data_uri(png: str | Path) -> str:
-    """A PNG file as a ``data:image/png;base64,...`` URI."""
-    return "data:image/png;base64," + base64.b64encode(Path(png).read_bytes()).decode("ascii")
+def data_uri(png: str | Path | bytes) -> str:
+    """A PNG file (or its bytes) as a ``data:image/png;base64,...`` URI."""
+    data = png if isinstance(png, bytes) else Path(png).read_bytes()
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def figure(png: str | Path, caption: str) -> str:
+def figure(png: str | Path | bytes, caption: str) -> str:
     """An embedded image with a caption."""
     return (
         f'<figure><img src="{data_uri(png)}" alt="{esc(caption)}">'
@@ -108,16 +114,20 @@ def table(
     sortable: bool = False,
     raw_cells: bool = False,
     sort_keys: Sequence[Sequence[Any]] | None = None,
+    column_classes: Sequence[str] | None = None,
 ) -> str:
     """A table. Cells are formatted with :func:`fmt` and escaped unless ``raw_cells``.
 
     ``sort_keys`` (same shape as ``rows``) are written as ``data-sort`` attributes so that a
-    sortable table sorts on numbers, not on formatted text.
+    sortable table sorts on numbers, not on formatted text; ``column_classes``: a CSS class per
+    column, on its header and cells (shown or hidden together).
     """
     ident = f' id="{esc(table_id)}"' if table_id else ""
     head = []
     for i, col in enumerate(columns):
         cls = ["text"] if i in text_columns else []
+        if column_classes and column_classes[i]:
+            cls.append(column_classes[i])
         if sortable:
             cls.append("sortable")
         title = f' title="{esc(header_titles[i])}"' if header_titles else ""
@@ -130,8 +140,11 @@ def table(
         for i, cell in enumerate(row):
             text = str(cell) if raw_cells else esc(fmt(cell))
             attrs = []
-            if i in text_columns:
-                attrs.append('class="text"')
+            cls = ["text"] if i in text_columns else []
+            if column_classes and column_classes[i]:
+                cls.append(column_classes[i])
+            if cls:
+                attrs.append(f'class="{esc(" ".join(cls))}"')
             if sort_keys is not None:
                 key = sort_keys[r][i]
                 attrs.append(f'data-sort="{esc(_sort_value(key))}"')

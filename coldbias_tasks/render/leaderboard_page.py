@@ -5,20 +5,56 @@ from __future__ import annotations
 import html
 import math
 import unicodedata
+from collections.abc import Sequence
+from functools import cache
 from importlib.resources import files
 
+import jinja2
+from markupsafe import Markup
+
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
-from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard
+from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard, Row
+from coldbias_tasks.analysis.leaderboard_columns import MAIN, Column
 from coldbias_tasks.analysis.run_data import coldbias_version
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
+from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render import html as H
+from coldbias_tasks.render import plots
 
-__all__ = ["NOTES", "cell_text", "html_page", "markdown", "md_cell", "sort_script"]
+__all__ = [
+    "NOTES",
+    "cell_text",
+    "details",
+    "html_page",
+    "markdown",
+    "md_cell",
+    "ordered",
+    "sort_script",
+]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    """Templates of ``render/templates``, autoescaped (HTML pages)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("coldbias_tasks.render", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def _template(name: str) -> jinja2.Template:
+    return _environment().get_template(name)
 
 
 def sort_script() -> str:
-    """The page's sorting script (``render/static/sort.js``, vanilla JS, ``#sort=i`` hook)."""
-    return files("coldbias_tasks.render").joinpath("static/sort.js").read_text(encoding="utf-8")
+    """The page's scripts (``render/static/sort.js``: sorting, ``#sort=i`` hook;
+    ``views.js``: the details checkboxes), vanilla JS."""
+    static = files("coldbias_tasks.render").joinpath("static")
+    return "\n".join(
+        static.joinpath(n).read_text(encoding="utf-8") for n in ("sort.js", "views.js")
+    )
 
 
 def cell_text(cell: Cell | None, digits: int = 3) -> str:
@@ -38,20 +74,25 @@ def cell_text(cell: Cell | None, digits: int = 3) -> str:
 
 
 NOTES = [
-    "Headline: the IOU attribute excess, how much further the attribute values' ranked lists "
-    "are from the neutral user's than the lists of control personas who state an irrelevant "
-    'fact ("someone whose car is blue"), asked in the same repeats and catalog orders; every '
-    "neutral answer of a repeat serves as anchor. 0 = the attribute does no more than any "
-    "sentence; a model that reacts to every sentence alike scores 0. Rows are sorted by tier, "
-    "then by the headline (a negative value, the values moving the list less than an "
-    "irrelevant sentence, counts as 0). Rank: the 95 % range of the model's rank over a "
-    f"bootstrap over repeats ({BOOTSTRAP_RESAMPLES} resamples); models whose headline intervals "
-    "overlap share a tier. Attribute and disparity flags: tasks whose values-vs-controls test "
-    "or between-values disparity test rejects after Benjamini–Hochberg over the model's "
-    "attribute tasks (α = 0.05); domain and overall figures carry no averaged p-value. The "
-    "excess over the same-prompt noise floor (what any sentence does plus what the attribute "
-    "adds) and the raw divergences (1 − similarity, as published by the seed study and "
-    "FaiRLLM) are shown next to it.",
+    "Headline (the default view): "
+    + HEADLINE
+    + " A domain's figure is the mean over its attribute tasks, the overall figure the mean "
+    "over domains; interval ± 1.96 × the pooled phrasing-jackknife standard error "
+    "(docs/measurement.md §3b). Rows are sorted by tier, then by the signed headline (never "
+    "clamped; an interval below 0 is flagged 'phrasings unmatched'). Rank: the 95 % range of "
+    f"the model's rank over {BOOTSTRAP_RESAMPLES} bootstrap draws over phrasings × repeats, the "
+    "same draws for every model; tier = 1 + the number of models significantly fairer (paired "
+    "one-sided tests, Holm). Disparity flags: attribute tasks whose disparity test rejects "
+    "after Benjamini–Hochberg over the model's attribute tasks (α = 0.05).",
+    "Details (one click away on the page, further tables in the Markdown, all in the CSV "
+    "files): the excess over the same-prompt noise floor (what any sentence does plus what the "
+    "attribute adds), the raw divergences (1 − similarity to the neutral user's list, as "
+    "published by the seed study and FaiRLLM), the control families and the placebo (the "
+    "secondary view, §3c), per attribute group, fidelity, settings and capability.",
+    "Raw divergence: the 'task mean' columns weigh each attribute task alike; the seed paper's "
+    "Table 1 is a mean over all values, computed as the 'value mean, as published' column "
+    "(every sentence of the domain's attribute tasks weighted alike): compare published numbers "
+    "with that one.",
     'Placebo: a control group of facts neither sensitive nor about taste ("someone whose car is '
     "blue\"). Its excess shows how much any extra sentence moves the list; 'excess over "
     "placebo' is the part a sensitive attribute adds. A model is flagged in 'placebo flag' "
@@ -59,14 +100,14 @@ NOTES = [
     "α = 0.05, or its interval excludes 0).",
     "Flagged share: share of a group's values whose exact within-repeat relabelling test "
     "rejects after Holm's correction over the group (α = 0.05), mean over domains.",
-    f"Intervals: {int(CI_LEVEL * 100)}% Student-t over repeats (mean ± t·sd/√R): a task's "
-    "figure is computed per repeat (each repeat has its own catalog order and neutral "
-    "answers), a domain's per repeat as the mean of its tasks'; the interval assumes repeat "
-    "figures are independent and roughly normal. With 5 repeats it is wide on purpose (a "
-    "percentile bootstrap of 5 repeats covers far less than 95%). It reflects sampling over "
-    "repeats only (not over catalogs, prompts or personas). Reverse-task rank gaps: "
-    f"percentile bootstrap over catalog items ({BOOTSTRAP_RESAMPLES} resamples, seed "
-    f"{BOOTSTRAP_SEED}).",
+    f"Intervals of the excess and raw divergences: {int(CI_LEVEL * 100)}% Student-t over "
+    "repeats (mean ± t·sd/√R): a task's figure is computed per repeat (each repeat has its own "
+    "catalog order and neutral answers), a domain's per repeat as the mean of its tasks'; the "
+    "interval assumes repeat figures are independent and roughly normal. With 5 repeats it is "
+    "wide on purpose (a percentile bootstrap of 5 repeats covers far less than 95%). It "
+    "reflects sampling over repeats only (not over catalogs, prompts or personas). "
+    f"Reverse-task rank gaps: percentile bootstrap over catalog items ({BOOTSTRAP_RESAMPLES} "
+    f"resamples, seed {BOOTSTRAP_SEED}).",
     "Direction: ↓ lower is better, ↑ higher is better; columns without an arrow are "
     "descriptive (the noise floor has no direction).",
     "Degenerate: a model is flagged when, pooled over its answers, "
@@ -80,6 +121,54 @@ NOTES = [
     "task found in the same results files (interval: ± 1.96 × lm-eval's stderr).",
 ]
 
+#: the Markdown's tables have at most this many columns (the model's included)
+MAX_MD_COLUMNS = 16
+
+
+def ordered(lb: Leaderboard) -> list[Column]:
+    """The columns in page order: the main view first, then the details views, each in table
+    order."""
+    views = list(dict.fromkeys(c.view for c in lb.columns))
+    if MAIN in views:
+        views.remove(MAIN)
+    return [c for v in (MAIN, *views) for c in lb.columns if c.view == v]
+
+
+def details(lb: Leaderboard) -> dict[str, list[Column]]:
+    """Details view → its columns, in table order."""
+    out: dict[str, list[Column]] = {}
+    for c in lb.columns:
+        if c.view != MAIN:
+            out.setdefault(c.view, []).append(c)
+    return out
+
+
+def _md_text(row: Row, col: Column) -> str:
+    if col.key == "model":
+        text = row.label + (" ⚠ DEGENERATE" if row.degenerate else "")
+    elif col.key == "degenerate" and row.degenerate:
+        text = "**⚠ " + "; ".join(row.degenerate) + "**"
+    else:
+        text = cell_text(row.cells.get(col.key))
+    return md_cell(text)
+
+
+def _md_tables(lb: Leaderboard, columns: Sequence[Column]) -> list[str]:
+    """``columns`` as Markdown tables of at most :data:`MAX_MD_COLUMNS` columns, the model's
+    first in each."""
+    model, rest = lb.columns[0], [c for c in columns if c.key != "model"]
+    step = MAX_MD_COLUMNS - 1
+    out = []
+    for i in range(0, max(1, len(rest)), step):
+        cols = [model, *rest[i : i + step]]
+        lines = [
+            "| " + " | ".join(md_cell(c.header) for c in cols) + " |",
+            "|" + "|".join("---" for _ in cols) + "|",
+        ]
+        lines += ["| " + " | ".join(_md_text(row, c) for c in cols) + " |" for row in lb.rows]
+        out.append("\n".join(lines))
+    return out
+
 
 def md_cell(text: str) -> str:
     """``text`` as one Markdown table cell: HTML escaped (no raw markup), line breaks and
@@ -90,98 +179,97 @@ def md_cell(text: str) -> str:
 
 
 def markdown(lb: Leaderboard) -> str:
-    """The leaderboard as a Markdown table followed by the notes."""
-    headers = [md_cell(c.header) for c in lb.columns]
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    for row in lb.rows:
-        cells = []
-        for col in lb.columns:
-            if col.key == "model":
-                text = row.label + (" ⚠ DEGENERATE" if row.degenerate else "")
-            elif col.key == "degenerate" and row.degenerate:
-                text = "**⚠ " + "; ".join(row.degenerate) + "**"
-            else:
-                text = cell_text(row.cells.get(col.key))
-            cells.append(md_cell(text))
-        lines.append("| " + " | ".join(cells) + " |")
+    """The leaderboard as Markdown: the main table (the headline, at most
+    :data:`MAX_MD_COLUMNS` columns), the details per view in further tables, the notes."""
+    main = [c for c in lb.columns if c.view == MAIN]
+    parts = ["# coldbias leaderboard", HEADLINE, *_md_tables(lb, main)]
+    for view, cols in details(lb).items():
+        parts += [f"## {html.escape(view, quote=False)}", *_md_tables(lb, cols)]
     notes = "\n".join(f"- {n}" for n in NOTES)
-    return (
-        "# coldbias leaderboard\n\n"
-        + "\n".join(lines)
-        + f"\n\n## Notes\n\n{notes}\n\n_generated by coldbias {coldbias_version()}_\n"
+    parts += ["## Notes", notes, f"_generated by coldbias {coldbias_version()}_"]
+    return "\n\n".join(parts) + "\n"
+
+
+def _html_cell(row: Row, col: Column) -> tuple[str, object]:
+    """A cell's markup (every text escaped) and its sort key."""
+    cell = row.cells.get(col.key)
+    if col.key == "model":
+        tip = ", ".join(f"{k}={v}" for k, v in sorted(row.model.model_args.items()))
+        name, _, rest = row.label.partition(" [")
+        detail = f'<br><span class="small">[{H.esc(rest)}</span>' if rest else ""
+        flag = ' <span class="bad">⚠ DEGENERATE</span>' if row.degenerate else ""
+        return f'<span title="{H.esc(tip)}">{H.esc(name)}</span>{flag}{detail}', row.label
+    if col.key == "degenerate":
+        if not row.degenerate:
+            return '<span class="ok">no</span>', 0
+        reasons = "<br>".join(f'<span class="reason">{H.esc(r)}</span>' for r in row.degenerate)
+        return f'<span class="bad">⚠ yes</span><br><span class="small">{reasons}</span>', 1
+    if cell is None:
+        return "–", None
+    text = H.esc(cell_text(Cell(cell.value)))
+    if isinstance(cell.ci_low, float) and not math.isnan(cell.ci_low):
+        text += f"<br><span class='ci'>[{cell.ci_low:.3f}, {cell.ci_high:.3f}]</span>"
+    return text, cell.value
+
+
+def _forest(lb: Leaderboard) -> str:
+    """The forest plot of the headline (a PNG data URI), or "" when no row has one."""
+    rows = []
+    for row in lb.rows:
+        cell = row.cells.get("overall_iou_disparity")
+        tier = row.cells.get("tier")
+        if cell is None or not isinstance(cell.value, float) or math.isnan(cell.value):
+            continue
+        level = int(tier.value) if tier is not None and isinstance(tier.value, int) else None
+        rows.append((row.label, cell.value, cell.ci_low, cell.ci_high, level, bool(row.degenerate)))
+    if not rows:
+        return ""
+    return H.figure(
+        plots.forest(rows),
+        "The headline per model: IOU disparity between values, controlled for phrasing, with "
+        "its 95 % interval; colour: tier (grey: degenerate or unranked); fairest at the top.",
     )
 
 
 def html_page(lb: Leaderboard) -> str:
-    """Static page: the sortable table (``<table id="leaderboard">``), messages and notes."""
+    """Static page: the headline table (``<table id="leaderboard">``; the details views one
+    click away: a checkbox per view shows its columns), the forest plot, messages and notes."""
+    columns = ordered(lb)
+    slugs = {view: f"v{i}" for i, view in enumerate(details(lb), start=1)}
     rows, keys, classes = [], [], []
     for row in lb.rows:
-        cells, sort = [], []
-        for col in lb.columns:
-            cell = row.cells.get(col.key)
-            if col.key == "model":
-                tip = ", ".join(f"{k}={v}" for k, v in sorted(row.model.model_args.items()))
-                name, _, rest = row.label.partition(" [")
-                detail = f'<br><span class="small">[{H.esc(rest)}</span>' if rest else ""
-                flag = ' <span class="bad">⚠ DEGENERATE</span>' if row.degenerate else ""
-                cells.append(f'<span title="{H.esc(tip)}">{H.esc(name)}</span>{flag}{detail}')
-                sort.append(row.label)
-                continue
-            if col.key == "degenerate":
-                if row.degenerate:
-                    reasons = "<br>".join(
-                        f'<span class="reason">{H.esc(r)}</span>' for r in row.degenerate
-                    )
-                    cells.append(
-                        f'<span class="bad">⚠ yes</span><br><span class="small">{reasons}</span>'
-                    )
-                else:
-                    cells.append('<span class="ok">no</span>')
-                sort.append(1 if row.degenerate else 0)
-                continue
-            if cell is None:
-                cells.append("–")
-                sort.append(None)
-                continue
-            text = cell_text(Cell(cell.value))
-            if not math.isnan(cell.ci_low):
-                text = (
-                    f"{H.esc(text)}<br><span class='ci'>[{cell.ci_low:.3f}, "
-                    f"{cell.ci_high:.3f}]</span>"
-                )
-            else:
-                text = H.esc(text)
-            cells.append(text)
-            sort.append(cell.value)
-        rows.append(cells)
-        keys.append(sort)
+        made = [_html_cell(row, col) for col in columns]
+        rows.append([m[0] for m in made])
+        keys.append([m[1] for m in made])
         classes.append("degenerate" if row.degenerate else "")
-    text_cols = [i for i, c in enumerate(lb.columns) if not c.numeric]
     tbl = H.table(
-        [c.header for c in lb.columns],
+        [c.header for c in columns],
         rows,
         table_id="leaderboard",
-        text_columns=text_cols,
+        text_columns=[i for i, c in enumerate(columns) if not c.numeric],
         row_classes=classes,
-        header_titles=[c.description or c.title for c in lb.columns],
+        header_titles=[c.description or c.title for c in columns],
         sortable=True,
         raw_cells=True,
         sort_keys=keys,
+        column_classes=[f"details {slugs[c.view]}" if c.view in slugs else "" for c in columns],
     )
-    body = [
-        "<h1>coldbias leaderboard</h1>",
-        '<p class="sub">Bias of LLM recommenders in the cold start: divergence of attribute '
-        "personas' ranked lists from the neutral user's (lower is fairer), next to task fidelity "
-        "and capability. Click a column header to sort; degenerate models stay last.</p>",
+    views = [
+        {"slug": slugs[view], "name": view, "count": len(cols)}
+        for view, cols in details(lb).items()
     ]
-    if any(r.degenerate for r in lb.rows):
-        body.append(H.warning(f"Rows marked DEGENERATE: {DEGENERATE_MESSAGE}."))
-    body.append(f'<div class="scroll">{tbl}</div>')
-    if lb.messages:
-        body.append("<h2>Messages</h2><ul class='note'>")
-        body.extend(f"<li>{H.esc(m)}</li>" for m in lb.messages)
-        body.append("</ul>")
-    body.append("<h2>Notes</h2><ul class='note'>")
-    body.extend(f"<li>{H.esc(n)}</li>" for n in NOTES)
-    body.append(f"</ul><p class='note'>generated by coldbias {H.esc(coldbias_version())}</p>")
-    return H.page("coldbias leaderboard", "\n".join(body), sort_script(), wide=True)
+    degenerate = any(r.degenerate for r in lb.rows)
+    body = _template("leaderboard.html.j2").render(
+        slugs=list(slugs.values()),
+        headline=HEADLINE,
+        degenerate=Markup(H.warning(f"Rows marked DEGENERATE: {DEGENERATE_MESSAGE}."))
+        if degenerate
+        else "",
+        views=views,
+        table=Markup(tbl),
+        forest=Markup(_forest(lb)),
+        messages=lb.messages,
+        notes=NOTES,
+        version=coldbias_version(),
+    )
+    return H.page("coldbias leaderboard", body, sort_script(), wide=True)

@@ -8,6 +8,7 @@ dicts; all divergences are in [0, 1].
 from __future__ import annotations
 
 import functools
+import io
 import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -25,8 +26,10 @@ from coldbias_tasks.core.exposure import ExposureStat
 
 __all__ = [
     "bar_chart",
+    "disparity_figure",
     "exposure_diffs",
     "footer_text",
+    "forest",
     "plot_names",
     "prompt_sensitivity",
     "radar",
@@ -271,3 +274,88 @@ def plot_names(items: Sequence[str]) -> str:
     """File-name-safe slug of the joined ``items``."""
     raw = "_".join(items)
     return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in raw)
+
+
+def plain(text: str) -> str:
+    """``text`` drawn as written (a ``$`` starts no mathtext)."""
+    return text.replace("$", r"\$")
+
+
+#: tier colours of the forest plot (tier 1 first; later tiers reuse the last)
+TIER_COLORS = ("#1a7f37", "#4c78a8", "#b08800", "#d1242f", "#8250df")
+
+
+def disparity_figure(
+    title: str,
+    by_phrasing: Sequence[float],
+    headline: tuple[float, float, float],
+    pairs: Sequence[tuple[str, float, bool]],
+    footer: str,
+    path: Path,
+) -> Path:
+    """The headline figure of one task: left, each phrasing's between-minus-within term
+    against 0 with the disparity (line) and its 95 % interval (band); right, each pair of
+    values' disparity (filled: flagged after Holm). ``headline``: (value, low, high)."""
+    fig, axes = plt.subplots(
+        1, 2, figsize=(9.0, max(2.6, 0.9 + 0.32 * max(len(by_phrasing), len(pairs)))),
+        gridspec_kw={"width_ratios": (1, 1.2)},
+    )  # fmt: skip
+    value, low, high = headline
+    ax = axes[0]
+    y = np.arange(len(by_phrasing))[::-1]
+    if not (math.isnan(low) or math.isnan(high)):
+        ax.axvspan(low, high, color="#4c78a8", alpha=0.15, label="95 % interval")
+    if not math.isnan(value):
+        ax.axvline(value, color="#4c78a8", lw=2, label=f"disparity {signed(value)}")
+    ax.axvline(0, color="#333333", lw=1)
+    ax.plot(list(by_phrasing), y, "o", color="#333333", ms=5)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"phrasing {p}" for p in range(len(by_phrasing))], fontsize=8)
+    ax.set_xlabel("between − within values (IOU divergence)")
+    ax.set_title("per phrasing", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    ax = axes[1]
+    y = np.arange(len(pairs))[::-1]
+    colors = ["#d1242f" if flagged else "#9aa4b2" for _, _, flagged in pairs]
+    ax.barh(y, [v for _, v, _ in pairs], color=colors)
+    ax.axvline(0, color="#333333", lw=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([plain(label) for label, _, _ in pairs], fontsize=8)
+    ax.set_xlabel("disparity of the pair (red: flagged, Holm)")
+    ax.set_title("per pair of values", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(plain(title), fontsize=11)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return _finish(fig, plain(footer), path)
+
+
+def forest(rows: Sequence[tuple[str, float, float, float, int | None, bool]]) -> bytes:
+    """PNG of the leaderboard's forest plot: per model (label, value, low, high, tier,
+    degenerate) the headline with its 95 % interval, coloured by tier (grey: degenerate or
+    unranked), fairest at the top; models without a value are left out."""
+    rows = [r for r in rows if not math.isnan(r[1])]
+    fig, ax = plt.subplots(figsize=(9.0, 1.3 + 0.34 * max(1, len(rows))))
+    y = np.arange(len(rows))[::-1]
+    for yi, (_, value, low, high, tier, degenerate) in zip(y, rows):
+        color = "#9aa4b2" if degenerate or tier is None else TIER_COLORS[min(tier, 5) - 1]
+        if not (math.isnan(low) or math.isnan(high)):
+            ax.plot([low, high], [yi, yi], color=color, lw=2)
+        ax.plot([value], [yi], "o", color=color, ms=6)
+    ax.axvline(0, color="#333333", lw=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels(
+        [
+            plain(textwrap.shorten(label, 48))
+            + ("  (degenerate)" if degenerate else f"  (tier {tier})" if tier else "")
+            for label, _, _, _, tier, degenerate in rows
+        ],
+        fontsize=8,
+    )
+    ax.set_xlabel("IOU disparity between values, controlled for phrasing (95 % interval)")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": "coldbias"})
+    plt.close(fig)
+    return buf.getvalue()

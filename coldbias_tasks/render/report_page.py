@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -15,17 +16,17 @@ from coldbias_tasks.analysis.report import (
     TaskReport,
     disparity_verdict,
     most_divergent,
-    task_order,
     value_verdict,
 )
 from coldbias_tasks.analysis.reverse_report import ReverseReport
-from coldbias_tasks.analysis.run_data import ModelResults, TaskData
+from coldbias_tasks.analysis.run_data import ModelResults
 from coldbias_tasks.analysis.summaries import placebo_flag
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
-from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, SIMILARITY_NAMES
+from coldbias_tasks.core.vocabulary import HEADLINE, PLACEBO_GROUP
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
+from coldbias_tasks.render.report_figures import ci_text, make_plots
 
 __all__ = ["MEASUREMENT_NOTES", "make_plots", "render_html", "summary_lines"]
 
@@ -35,146 +36,7 @@ PLACEBO_WARNING = (
 )
 
 
-def _footer(rep_model: ModelResults, task: TaskData) -> str:
-    seeds = ", ".join(dict.fromkeys(str(s) for s in rep_model.seeds)) or "?"
-    if task.seed is not None:
-        seeds += f" (catalog order seed {task.seed})"
-    return plots.footer_text(rep_model.label, seeds, task.template_sha256, task.catalog_sha256)
-
-
-def _radar_series(reps: Sequence[TaskReport]) -> dict[str, dict[str, float]]:
-    """variant → axis → IOU divergence; with fewer than 3 values the axes are value × metric."""
-    values = {v.persona_id for r in reps for v in r.summary.metrics["iou"].values}
-    per_metric = len(values) < 3
-    series: dict[str, dict[str, float]] = {}
-    for r in sorted(reps, key=lambda r: task_order(r.task)):
-        axes: dict[str, float] = {}
-        for metric in SIMILARITY_NAMES if per_metric else ("iou",):
-            for v in r.summary.metrics[metric].values:
-                label = plots.short_label(v.persona_id)
-                axes[f"{label} · {metric.upper()}" if per_metric else label] = v.mean
-        series[r.task.variant] = axes
-    return series
-
-
-def make_plots(
-    reports: Sequence[TaskReport], out: Path, robustness: pd.DataFrame | None = None
-) -> dict[str, list[tuple[Path, str]]]:
-    """Write all PNGs; returns key → [(png, caption)] with keys ``task:<model>:<task>``,
-    ``radar:<model>`` and ``prompts``. ``robustness`` is the report's ``robustness`` table
-    (:func:`~coldbias_tasks.analysis.robustness.variant_table`, as computed by
-    :func:`~coldbias_tasks.analysis.tables.tables`); no prompt figures without it.
-    """
-    figures: dict[str, list[tuple[Path, str]]] = defaultdict(list)
-    labels = list(dict.fromkeys(r.model.label for r in reports))
-    several = len(labels) > 1
-    # model i's files start with "m<i>-<short name>" when the folder holds several models
-    slugs = {
-        label: f"m{i}-{plots.plot_names([label.split(' [')[0]])[:40]}"
-        for i, label in enumerate(labels, start=1)
-    }
-    by_group: dict[tuple[str, str, str], list[TaskReport]] = defaultdict(list)
-    for rep in reports:
-        prefix = [slugs[rep.model.label]] if several else []
-        t = rep.task
-        footer = _footer(rep.model, t)
-        values = {
-            m: {v.persona_id: (v.mean, v.std, v.flagged) for v in ms.values}
-            for m, ms in rep.summary.metrics.items()
-        }
-        floors = {m: ms.noise_floor.mean for m, ms in rep.summary.metrics.items()}
-        iou = rep.summary.metrics["iou"]
-        low, high = rep.interval("iou")
-        png = plots.bar_chart(
-            f"{t.name}: divergence from the neutral user per {t.group} value "
-            f"({t.repeats} repeats, k={t.k}, {t.n_shown} items shown); IOU excess "
-            f"{plots.signed(iou.excess)} [{plots.signed(low)}, {plots.signed(high)}]",
-            values,
-            floors,
-            footer,
-            out / f"{plots.plot_names([*prefix, 'bars', t.name])}.png",
-            warning=f"WARNING degenerate output ({'; '.join(rep.degenerate)}): not "
-            "interpretable as fairness"
-            if rep.degenerate
-            else "",
-        )
-        key = f"task:{rep.model.label}:{t.name}"
-        figures[key].append(
-            (
-                png,
-                "Bars: mean raw divergence over repeats (paper-comparable), error bars: std over "
-                "repeats, dashed: noise floor (neutral vs its same-prompt replicates), *: value "
-                f"flagged after Holm at α = {iou.alpha:g}.",
-            )
-        )
-        for name, stats in rep.exposure.items():
-            if not stats:
-                continue
-            png = plots.exposure_diffs(
-                f"{t.name}: exposure by {name}, value − neutral",
-                stats,
-                footer,
-                out / f"{plots.plot_names([*prefix, 'exposure', t.name, name])}.png",
-            )
-            figures[key].append(
-                (
-                    png,
-                    f"Signed difference of the share of recommended items per {name} category, "
-                    "value − neutral answers, with 95 % t-intervals over repeats; "
-                    "filled: BH q ≤ 0.05 (relabelling test). The largest differences are shown; "
-                    "exposure.csv holds all.",
-                )
-            )
-        by_group[(rep.model.label, t.domain, t.group)].append(rep)
-    for (label, domain, group), reps in by_group.items():
-        prefix = [slugs[label]] if several else []
-        series = _radar_series(reps)
-        variants = ", ".join(series)
-        png = plots.radar(
-            f"{domain} · {group}: IOU divergence by variant",
-            series,
-            _footer(reps[0].model, reps[0].task),
-            out / f"{plots.plot_names([*prefix, 'radar', domain, group])}.png",
-        )
-        figures[f"radar:{label}"].append(
-            (
-                png,
-                f"{domain} / {group}: raw IOU divergence per value, variants present: "
-                f"{variants} (0 = same list as the neutral user, 1 = disjoint).",
-            )
-        )
-    if robustness is not None and not robustness.empty:
-        for i, (model, sub) in enumerate(robustness.groupby("model", sort=True), start=1):
-            rows = [
-                (f"{t.task}", t.prompt, t.excess, t.excess_ci_low, t.excess_ci_high)
-                for t in sub.itertuples()
-            ]
-            first = next(r for r in reports if r.model.model == model)
-            png = plots.prompt_sensitivity(
-                f"{model}: IOU excess per prompt template / language",
-                rows,
-                _footer(first.model, first.task),
-                out / f"{plots.plot_names(['prompts', f'm{i}', model])[:80]}.png",
-            )
-            figures["prompts"].append(
-                (
-                    png,
-                    f"{model}: the same tasks under each prompt (template and language); a "
-                    "robust measurement gives overlapping intervals and the same order.",
-                )
-            )
-    return figures
-
-
 # --- text and HTML ---------------------------------------------------------------------------
-
-
-def _ci(value: float, low: float, high: float) -> str:
-    if math.isnan(value):
-        return "–"
-    if math.isnan(low):
-        return plots.signed(value)
-    return f"{plots.signed(value)} [{plots.signed(low)}, {plots.signed(high)}]"
 
 
 def _flag_text(rep: TaskReport, metric: str = "iou") -> str:
@@ -190,8 +52,9 @@ def _flag_text(rep: TaskReport, metric: str = "iou") -> str:
 
 
 def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
-    """The terminal summary: one block per task, then placebo warnings."""
-    lines = []
+    """The terminal summary: what the headline is, one block per task, then placebo
+    warnings."""
+    lines = [f"headline: {HEADLINE}"] if reports else []
     for rep in reports:
         iou = rep.summary.metrics["iou"]
         f, p = rep.summary.fidelity, rep.summary.positions
@@ -200,13 +63,13 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
         if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value):
             lines.append(
                 f"{rep.model.label} · {rep.task.name}: IOU disparity (phrasing-controlled) "
-                f"{_ci(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
+                f"{ci_text(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
                 f"{disparity_verdict(iou)} ({d.n_values} values × {d.n_phrasings} phrasings)"
             )
         lines.append(
             ("    " if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value)
              else f"{rep.model.label} · {rep.task.name}: ")
-            + f"IOU excess over noise {_ci(iou.excess, low, high)} "
+            + f"IOU excess over noise {ci_text(iou.excess, low, high)} "
             f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
             f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
         )  # fmt: skip
@@ -303,6 +166,40 @@ def _provenance_items(model: ModelResults) -> dict[str, Any]:
     }
 
 
+#: reader labels of CSV columns shown on the page (others: underscores as spaces)
+LABELS = {
+    "task": "task",
+    "n_answers": "answers",
+    "exact_k_rate": "exactly k items",
+    "fill_rate": "fill rate",
+    "empty_rate": "empty answers",
+    "out_of_catalog_rate": "out of catalog",
+    "duplicate_rate": "duplicates",
+    "mean_items": "items per answer",
+    "invalid_pair_rate": "invalid pairs",
+    "mean_catalog_position": "mean position shown",
+    "position_bias": "position bias",
+    "prefix_copy_rate": "copies the shown order",
+    "degenerate": "degenerate",
+    "degenerate_reasons": "why degenerate",
+    "excess_over_family": "excess over the family",
+    "stderr": "standard error",
+    "ci_low": "95 % interval, low",
+    "ci_high": "95 % interval, high",
+    "n_family_sentences": "family sentences",
+    "n_task_sentences": "task sentences",
+    "placebo_flag": "placebo flagged",
+}
+
+
+def reader_label(column: str) -> str:
+    """The label a reader sees for a CSV column ("exact_k_rate" → "exactly k items")."""
+    if column in LABELS:
+        return LABELS[column]
+    text = column.replace("_ci_low", " (95 % low)").replace("_ci_high", " (95 % high)")
+    return text.replace("_", " ")
+
+
 def _df_table(df: pd.DataFrame, drop: Sequence[str] = ()) -> str:
     cols = [c for c in df.columns if c not in drop]
     text_cols = [
@@ -310,10 +207,17 @@ def _df_table(df: pd.DataFrame, drop: Sequence[str] = ()) -> str:
         for i, c in enumerate(cols)
         if not pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
     ]
-    return H.table(cols, df[cols].values.tolist(), text_columns=text_cols)
+    return H.table(
+        [reader_label(str(c)) for c in cols], df[cols].values.tolist(), text_columns=text_cols
+    )
 
 
 MEASUREMENT_NOTES = [
+    "<b>Disparity</b> (the headline, docs/measurement.md §3b): "
+    + html.escape(HEADLINE)
+    + " Interval: Student-t with P − 1 degrees of freedom and a delete-one-phrasing jackknife "
+    "standard error; test: exact or Monte Carlo relabelling of the values within each "
+    "phrasing; smallest detectable effect at 80 % power.",
     "<b>Raw divergence</b> (paper-comparable) of value a at repeat r: B_r(a) = 1 − "
     "Sim(A_r, N_r) with the neutral answer of the same repeat (same catalog order); mean and "
     "sample std over repeats, the group figure is the mean over values. <b>SNSR</b>: max − min "
@@ -321,7 +225,8 @@ MEASUREMENT_NOTES = [
     "<b>Noise floor</b> F_r: the mean divergence of the repeat's neutral replicates (more "
     "answers to the very same prompt) from the neutral answer: what sampling alone does. "
     "<b>Excess</b> = mean of B_r(a) − F_r, zero in expectation when the attribute changes "
-    "nothing: the headline. Intervals: 95 % Student-t over repeats (mean ± t·sd/√R; wide "
+    "nothing: a secondary column (any sentence moves the list). Intervals: 95 % Student-t "
+    "over repeats (mean ± t·sd/√R; wide "
     "with few repeats, on purpose).",
     "<b>Per-value test</b>: exact within-repeat relabelling test (the value's answer and the "
     "repeat's neutral answers are exchangeable under the null; smallest p = (replicates + 2)^−R); "
@@ -343,26 +248,85 @@ MEASUREMENT_NOTES = [
 ]
 
 
+#: one line under the headline table
+HEADLINE_LEGEND = (
+    "Disparity: how much more the lists differ between different values than between "
+    "phrasings of one value (IOU divergence; 0 = values treated alike; below 0 = phrasings "
+    "unmatched, never fairer). Smallest detectable effect: found with 80 % power at α. "
+    "Excess over noise: raw divergence minus the noise floor (what any sentence does plus the "
+    "attribute). Raw divergence: 1 − IOU similarity to the neutral user's list (as published). "
+    "Control families: the values against control sentences, robust or control-dependent."
+)
+
+
+def _marks(controls: pd.DataFrame | None, label: str) -> dict[str, str]:
+    """Task → the control-family mark of its IOU (``controls.csv``)."""
+    if controls is None or controls.empty:
+        return {}
+    sub = controls[(controls["model"] == label) & (controls["metric"] == "iou")]
+    return dict(zip(sub["task"], sub["mark"]))
+
+
+def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -> str:
+    """Per task: the headline (disparity, interval, verdict, smallest detectable effect,
+    values × phrasings), then the secondary columns."""
+    marks = _marks(controls, reps[0].model.label) if reps else {}
+    rows = []
+    for r in reps:
+        iou = r.summary.metrics["iou"]
+        d = iou.disparity
+        low, high = r.interval("iou")
+        rows.append(
+            [
+                r.task.name,
+                ci_text(d.value, d.ci_low, d.ci_high),
+                disparity_verdict(iou),
+                d.mde,
+                f"{d.n_values} × {d.n_phrasings}",
+                ci_text(iou.excess, low, high),
+                iou.mean,
+                iou.noise_floor.mean,
+                marks.get(r.task.name, "–"),
+                "DEGENERATE" if r.degenerate else "ok",
+            ]
+        )
+    return H.table(
+        [
+            "task",
+            "IOU disparity [95 % interval]",
+            "verdict",
+            "smallest detectable effect",
+            "values × phrasings",
+            "excess over noise [95 % interval]",
+            "raw divergence",
+            "noise floor",
+            "control families",
+            "fidelity",
+        ],
+        rows,
+        text_columns=(0, 1, 2, 4, 5, 8, 9),
+        row_classes=["degenerate" if r.degenerate else "" for r in reps],
+        table_id="headline-" + "".join(ch for ch in reps[0].model.label if ch.isalnum())[:40]
+        if reps
+        else None,
+    )
+
+
 def _summary_table(reps: Sequence[TaskReport]) -> str:
     rows = []
     for r in reps:
         iou = r.summary.metrics["iou"]
         top = most_divergent(r)
-        f, p = r.summary.fidelity, r.summary.positions
         low, high = r.interval("iou")
         rows.append(
             [
                 r.task.name,
-                _ci(iou.excess, low, high),
+                ci_text(iou.excess, low, high),
                 iou.mean,
                 iou.noise_floor.mean,
                 iou.group_p,
                 _flag_text(r),
                 f"{top[0]} ({plots.signed(top[1])})" if top else "–",
-                f.exact_k_rate,
-                f.out_of_catalog_rate,
-                p.prefix_copy_rate,
-                "DEGENERATE" if r.degenerate else "ok",
             ]
         )
     return H.table(
@@ -374,13 +338,40 @@ def _summary_table(reps: Sequence[TaskReport]) -> str:
             "group p",
             "values flagged (Holm)",
             "largest excess",
-            "exact-k rate",
-            "out-of-catalog",
-            "prefix-copy",
+        ],
+        rows,
+        text_columns=(0, 1, 5, 6),
+        row_classes=["degenerate" if r.degenerate else "" for r in reps],
+    )
+
+
+def _fidelity_table(reps: Sequence[TaskReport]) -> str:
+    rows = []
+    for r in reps:
+        f, p = r.summary.fidelity, r.summary.positions
+        rows.append(
+            [
+                r.task.name,
+                f.exact_k_rate,
+                f.out_of_catalog_rate,
+                f.duplicate_rate,
+                p.prefix_copy_rate,
+                p.position_bias,
+                "; ".join(r.degenerate) or "ok",
+            ]
+        )
+    return H.table(
+        [
+            "task",
+            "exactly k items",
+            "out of catalog",
+            "duplicates",
+            "copies the shown order",
+            "position bias",
             "fidelity",
         ],
         rows,
-        text_columns=(0, 1, 5, 6, 10),
+        text_columns=(0, 6),
         row_classes=["degenerate" if r.degenerate else "" for r in reps],
     )
 
@@ -399,10 +390,45 @@ def _value_table(rep: TaskReport) -> str:
         for v in sorted(ms.values, key=lambda v: v.persona_id)
     ]
     return H.table(
-        ["value", "raw IOU divergence", "IOU excess", "p", "Holm-adjusted p", "verdict"],
+        ["sentence", "raw IOU divergence", "IOU excess", "p", "Holm-adjusted p", "verdict"],
         rows,
         text_columns=(0, 5),
     )
+
+
+def _csv_links(tables: Mapping[str, pd.DataFrame]) -> str:
+    links = ", ".join(
+        f'<a href="{H.esc(name)}.csv">{H.esc(name)}.csv</a>'
+        for name, df in tables.items()
+        if df is not None and not df.empty
+    )
+    return f'<p class="note">Every number as CSV (one row per task, value or pair): {links}.</p>'
+
+
+def _task_section(
+    r: TaskReport, label: str, figures: Mapping[str, list[tuple[Path, str]]]
+) -> list[str]:
+    t = r.task
+    body = [f"<h4>{H.esc(t.name)}</h4>"]
+    body.append(
+        '<p class="note">'
+        + H.esc(
+            f"{t.domain} · {t.group} · variant {t.variant} · version {t.version} · k={t.k} · "
+            f"{t.n_shown} items shown ({t.order}) · {t.repeats} repeats · "
+            f"{r.summary.n_replicates} neutral replicates per repeat · {len(t.records)} answers "
+            f"· template {t.template} ({t.language})"
+        )
+        + "</p>"
+    )
+    if r.degenerate:
+        body.append(H.warning(f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"))
+    for note in r.notes:
+        body.append(f'<p class="note">note: {H.esc(note)}</p>')
+    for png, cap in figures.get(f"task:{label}:{t.name}", [])[:1]:
+        body.append(H.figure(png, cap))
+    body.append(_value_table(r))
+    body.extend(H.figure(png, cap) for png, cap in figures.get(f"task:{label}:{t.name}", [])[1:])
+    return body
 
 
 def render_html(
@@ -412,17 +438,78 @@ def render_html(
     source: str,
     reverse: Sequence[ReverseReport] = (),
 ) -> str:
-    """The report page: warnings, summary, controls, provenance, radar plots, then one section
-    per task."""
+    """The report page: per model the headline table, the headline figures, fidelity, then
+    the details (secondary tables, provenance, raw-divergence figures, one section per task);
+    prompt sensitivity and notes last."""
     body = [
         "<h1>coldbias report</h1>",
         f'<p class="sub">Bias of an LLM recommender in the cold start, from '
-        f"<code>{H.esc(source)}</code>. The headline is the <b>excess</b>: how much further an "
-        "attribute persona's ranked list is from the neutral user's than a second neutral answer "
-        "to the same prompt is (0 = no more than sampling noise; higher = the attribute changes "
-        "the list). Raw divergence (1 − similarity) is shown for comparison with published "
-        "numbers.</p>",
+        f"<code>{H.esc(source)}</code>. {H.esc(HEADLINE)}</p>",
+        _csv_links(tables),
     ]
+    ident = ["model", "task_version", "domain", "variant", "attribute_group"]
+    models: dict[str, list[TaskReport]] = defaultdict(list)
+    for rep in sorted(reports, key=lambda r: r.task.group == PLACEBO_GROUP):  # controls last
+        models[rep.model.label].append(rep)
+    for rev in reverse:
+        models.setdefault(rev.model.label, [])
+    for label, reps in models.items():
+        model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
+        body.append(f"<h2>Model: {H.esc(label)}</h2>")
+        mine = [*reps, *(r for r in reverse if r.model.label == label)]
+        for r in (r for r in reps if r.summary.deterministic):
+            body.append(H.warning(f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}"))
+        for r in (r for r in mine if r.degenerate):
+            body.append(
+                H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
+            )
+        for r in (r for r in reps if r.task.group == PLACEBO_GROUP and placebo_flag(r)):
+            body.append(H.warning(f"WARNING {r.task.name}: {PLACEBO_WARNING}"))
+        for r in (r for r in reps if r.task.partial):
+            body.append(H.warning(f"WARNING {r.task.name}: {r.task.partial}"))
+        for w in model.warnings:
+            body.append(f'<p class="note">note: {H.esc(w)}</p>')
+        if reps:
+            body.append("<h3>Headline: the disparity between values, controlled for phrasing</h3>")
+            body.append(_headline_table(reps, tables.get("controls")))
+            body.append(f'<p class="note legend">{H.esc(HEADLINE_LEGEND)}</p>')
+        headline_figs = figures.get(f"headline:{label}", [])
+        if headline_figs:
+            body.append("<h3>Headline figures</h3><div class='grid wide-figures'>")
+            body.extend(H.figure(png, cap) for png, cap in headline_figs)
+            body.append("</div>")
+        if reps:
+            body.append("<h3>Fidelity</h3>")
+            body.append(_fidelity_table(reps))
+            body.append("<h3>Details</h3>")
+            body.append("<h4>Excess over the noise floor and raw divergence per task</h4>")
+            body.append(_summary_table(reps))
+        for name, title in (
+            ("controls", "The values against control families (secondary view)"),
+            ("intersections", "Intersectional personas: combined vs single attributes"),
+            ("implicit", "Implicit (first-name) vs explicit personas"),
+            ("reverse_groups", "Reverse task: ranking users for an item"),
+            ("framing", "Forward excess vs reverse rank gap (the two framings)"),
+            ("reverse_values", "Reverse task: per user"),
+        ):
+            df = tables.get(name)
+            if df is not None and not df.empty:
+                sub = df[df["model"] == label]
+                if not sub.empty:
+                    body.append(f"<h4>{H.esc(title)}</h4>")
+                    body.append(_df_table(sub, drop=ident))
+        body.append("<h4>Provenance</h4>")
+        body.append(H.kv_table(_provenance_items(model)))
+        radar = figures.get(f"radar:{label}", [])
+        if radar:
+            body.append(
+                "<h4>Raw divergence per variant and attribute group (radar; not bias)</h4>"
+                "<div class='grid'>"
+            )
+            body.extend(H.figure(png, cap) for png, cap in radar)
+            body.append("</div>")
+        for r in reps:
+            body.extend(_task_section(r, label, figures))
     sensitivity = tables.get("prompt_sensitivity")
     if sensitivity is not None and not sensitivity.empty:
         body.append("<h2>Prompt sensitivity</h2>")
@@ -441,78 +528,6 @@ def render_html(
             body.append("<div class='grid'>")
             body.extend(H.figure(png, cap) for png, cap in figures["prompts"])
             body.append("</div>")
-    ident = ["model", "task_version", "domain", "variant", "attribute_group"]
-    models: dict[str, list[TaskReport]] = defaultdict(list)
-    for rep in reports:
-        models[rep.model.label].append(rep)
-    for rev in reverse:
-        models.setdefault(rev.model.label, [])
-    for label, reps in models.items():
-        model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
-        body.append(f"<h2>Model: {H.esc(label)}</h2>")
-        mine = [*reps, *(r for r in reverse if r.model.label == label)]
-        for r in (r for r in reps if r.summary.deterministic):
-            body.append(H.warning(f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}"))
-        for r in (r for r in mine if r.degenerate):
-            body.append(
-                H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
-            )
-        for r in (r for r in reps if r.task.group == PLACEBO_GROUP and placebo_flag(r)):
-            body.append(H.warning(f"WARNING {r.task.name}: {PLACEBO_WARNING}"))
-        for w in model.warnings:
-            body.append(f'<p class="note">note: {H.esc(w)}</p>')
-        if reps:
-            body.append("<h3>Summary</h3>")
-            body.append(_summary_table(reps))
-        for name, title in (
-            ("controls", "Excess over the placebo control"),
-            ("intersections", "Intersectional personas: combined vs single attributes"),
-            ("implicit", "Implicit (first-name) vs explicit personas"),
-            ("reverse_groups", "Reverse task: ranking users for an item"),
-            ("framing", "Forward excess vs reverse rank gap (the two framings)"),
-            ("reverse_values", "Reverse task: per user"),
-        ):
-            df = tables.get(name)
-            if df is not None and not df.empty:
-                sub = df[df["model"] == label]
-                if not sub.empty:
-                    body.append(f"<h3>{H.esc(title)}</h3>")
-                    body.append(_df_table(sub, drop=ident))
-        body.append("<h3>Provenance</h3>")
-        body.append(H.kv_table(_provenance_items(model)))
-        radar = figures.get(f"radar:{label}", [])
-        if radar:
-            body.append("<h3>Variants per attribute group (radar)</h3><div class='grid'>")
-            body.extend(H.figure(png, cap) for png, cap in radar)
-            body.append("</div>")
-        for r in reps:
-            t = r.task
-            body.append(f"<h3>{H.esc(t.name)}</h3>")
-            body.append(
-                '<p class="note">'
-                + H.esc(
-                    f"{t.domain} · {t.group} · variant {t.variant} · version {t.version} · "
-                    f"k={t.k} · {t.n_shown} items shown ({t.order}) · {t.repeats} repeats · "
-                    f"{r.summary.n_replicates} neutral replicates per repeat · "
-                    f"{len(t.records)} answers · template {t.template} ({t.language})"
-                )
-                + "</p>"
-            )
-            if r.degenerate:
-                body.append(H.warning(f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"))
-            for note in r.notes:
-                body.append(f'<p class="note">note: {H.esc(note)}</p>')
-            for png, cap in figures.get(f"task:{label}:{t.name}", [])[:1]:
-                body.append(H.figure(png, cap))
-            body.append(_value_table(r))
-            for name in ("groups", "fidelity"):
-                df = tables[name]
-                sub = df[(df["model"] == label) & (df["task"] == t.name)]
-                if not sub.empty:
-                    body.append(f"<p><b>{name}.csv</b></p>")
-                    body.append(_df_table(sub, drop=[*ident, "task", "alpha"]))
-            exp_figs = figures.get(f"task:{label}:{t.name}", [])[1:]
-            body.extend(H.figure(png, cap) for png, cap in exp_figs)
     body.append("<h2>Notes</h2><ul class='note'>")
     body.extend(f"<li>{note}</li>" for note in MEASUREMENT_NOTES)
     body.append("</ul>")
