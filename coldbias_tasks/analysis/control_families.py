@@ -103,7 +103,7 @@ def _welch(a: list[float], b: list[float]) -> tuple[float, float, float, float]:
 def _mark(families: list[FamilyExcess]) -> str:
     usable = [f for f in families if not math.isnan(f.ci_low)]
     if len(usable) < 2:
-        return "n/a"
+        return "not computable"
     above = all(f.ci_low > 0 for f in usable)
     below = all(f.ci_high < 0 for f in usable)
     covers = all(f.ci_low <= 0 <= f.ci_high for f in usable)

@@ -265,7 +265,7 @@ def _controls(data: ModelData, slot: Slot) -> Cell | None:
     families = dict(placebo.task.families)
     view = control_families(tasks, placebo.task.records, families)
     values = [f.excess for f in view.families if not math.isnan(f.excess)]
-    if not values or view.mark == "n/a":
+    if not values or view.mark == "not computable":
         return None
     return Cell(f"{view.mark}: {min(values):+.3f} … {max(values):+.3f}")
 
