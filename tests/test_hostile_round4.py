@@ -528,7 +528,8 @@ def test_leaderboard_markdown_cells_stay_cells(real_run: Path, tmp_path: Path, c
     lb = tmp_path / "lb"
     assert cli.main(["leaderboard", str(run), "--output", str(lb)]) == 0, capsys.readouterr().err
     text = (lb / "leaderboard.md").read_text()
-    table = [line for line in text.splitlines() if line.startswith("|")]
+    first = text[text.index("\n|") :].split("\n\n")[0]  # the main table (details follow)
+    table = [line for line in first.splitlines() if line.startswith("|")]
     assert len(table) == 3, table  # header, rule, one row
     assert "<b>" not in text and "<img" not in text and "&lt;b&gt;bold" in table[2]
     assert "evil \\| model \\| injected" in table[2]

@@ -203,3 +203,31 @@ def test_fixed_seed_server_answers_are_refused(server: str, model_id: str, tmp_p
 
     summary = build_report(out, tmp_path / "report").summary
     assert any(DETERMINISTIC_MESSAGE in line for line in summary)
+
+
+def _tokens(server: str, body: dict) -> list[int]:
+    req = urllib.request.Request(server + "/tokenize", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(req, timeout=30) as response:
+        return json.loads(response.read())["tokens"]
+
+
+def test_served_and_offline_prompts_are_the_same_tokens(
+    served_run: Path, lm_eval_run: Path, server: str, model_id: str
+) -> None:
+    """The two paths render one prompt alike: the offline run's chat-templated prompt (what
+    lm-eval's vLLM backend generated from, logged in ``arguments``) and the served request's
+    messages after the server's chat template are the same tokens, document by document; and
+    their answers are about as long (mean characters within 25 %: sampling, not the path)."""
+    offline = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s for s in _samples(lm_eval_run)}
+    served = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s for s in _samples(served_run)}
+    assert offline.keys() == served.keys()
+    for key in sorted(offline)[:6]:  # one repeat's neutral, replicate and sentences
+        rendered = offline[key]["arguments"]["gen_args_0"]["arg_0"]
+        messages = [{"role": "user", "content": served[key]["doc"]["prompt"]}]
+        via_server = _tokens(server, {"model": model_id, "messages": messages})
+        via_offline = _tokens(server, {"model": model_id, "prompt": rendered,
+                                       "add_special_tokens": False})  # fmt: skip
+        assert via_server == via_offline, key
+    lengths = [np.mean([len(s["resps"][0][0]) for s in x.values()]) for x in (offline, served)]
+    assert max(lengths) <= 1.25 * min(lengths), lengths
