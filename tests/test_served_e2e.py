@@ -24,6 +24,7 @@ from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.lmeval.documents import domain_budget
 from tests.conftest import E2E_METADATA, run_coldbias_eval
 
 pytestmark = pytest.mark.slow
@@ -88,8 +89,15 @@ def _cli(argv: list[str]) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def served_run(server: str, model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The served run of one task, with the generation budget of the offline run it is compared
+    with (``coldbias eval`` sizes ``max_gen_toks`` for the longest titles of the run's tasks:
+    the offline run has music's, 128 tokens, where this task alone would get 96 — answers cut at
+    different lengths, measured as 237 vs 166 characters on average)."""
     out = tmp_path_factory.mktemp("served_run")
-    run_coldbias_eval(_served_argv(model_id, server, E2E_METADATA, out / "results"), out / "log")
+    budget = max(domain_budget(d, E2E_METADATA) for d in ("movie", "music", "college"))
+    argv = _served_argv(model_id, server, E2E_METADATA, out / "results",
+                        "--gen_kwargs", f"max_gen_toks={budget}")  # fmt: skip
+    run_coldbias_eval(argv, out / "log")
     return out / "results"
 
 
