@@ -112,3 +112,29 @@ def test_leaderboard_ranks_a_wording_model_before_a_value_reactive_one(tmp_path:
     assert keys[:6] == [
         "model", "overall_iou_disparity", "rank", "tier", "disparity_flags", "degenerate",
     ]  # fmt: skip
+
+
+def test_a_model_at_another_temperature_is_listed_not_ranked(tmp_path: Path) -> None:
+    """Divergences depend on the temperature: the model whose runs used another one than most
+    keeps its row and its headline but gets no rank and no tier, with a message."""
+    import dataclasses
+
+    from coldbias_tasks.analysis.run_files import load_folder
+
+    runs = []
+    for name, seed in (("org/a", 1), ("org/b", 2), ("org/hot", 3)):
+        out = tmp_path / name.split("/")[1]
+        run_synthetic(SyntheticRecommender(seed=seed, skew=2.0, wording=1.0), TASKS[:1], META,
+                      out, model_name=name)  # fmt: skip
+        for run in load_folder(out):
+            hot = "temperature=1.2" if name == "org/hot" else "temperature=0.7"
+            tasks = {k: dataclasses.replace(t, sampling=hot) for k, t in run.tasks.items()}
+            runs.append(dataclasses.replace(run, tasks=tasks))
+    models = leaderboard.pool_runs(runs)
+    _, rows = leaderboard.build_rows(models, resamples=50)
+    by = {r.label: r for r in rows}
+    assert "rank" in by["org/a"].cells and "rank" in by["org/b"].cells
+    assert "rank" not in by["org/hot"].cells and "tier" not in by["org/hot"].cells
+    assert by["org/hot"].number("overall_iou_disparity") == by["org/hot"].number(
+        "overall_iou_disparity"
+    )  # the headline itself is shown

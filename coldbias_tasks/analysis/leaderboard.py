@@ -105,11 +105,13 @@ def build_rows(
 def _rank(models: Sequence[ModelData], resamples: int) -> None:
     """Rank interval and tier of every non-degenerate model's overall IOU disparity
     (:mod:`coldbias_tasks.analysis.ranking`: a bootstrap over phrasings × repeats, paired
-    tests), set on the models. Degenerate models are listed, not ranked."""
+    tests), set on the models. Degenerate models, and models run at other decoding settings
+    than most (another temperature), are listed, not ranked."""
     ranked = {}
+    usual = _usual_sampling(models)
     for i, d in enumerate(models):
         value, _ = overall_disparity(d)
-        if d.degenerate or math.isnan(value):
+        if d.degenerate or math.isnan(value) or _sampling(d) != usual:
             continue
         terms = [
             (d.domain_names[key][0], s.task.group, s.summary.metrics["iou"].disparity.terms)
@@ -128,6 +130,18 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
             d.rank = f"{low}" if low == high else f"{low}–{high}"
         if n in tier:
             d.tier = tier[n]
+
+
+def _sampling(d: ModelData) -> str:
+    """The decoding settings of a model's runs ("temperature=0.7"; "" when not recorded)."""
+    return "/".join(sorted({t.sampling for t in d.model.tasks.values()}))
+
+
+def _usual_sampling(models: Sequence[ModelData]) -> str:
+    """The decoding settings most non-degenerate models share (ties: the first model's): the
+    divergences depend on the temperature, so models run otherwise are listed, not ranked."""
+    found = [_sampling(d) for d in models if not d.degenerate]
+    return max(found, key=lambda s: (found.count(s), -found.index(s))) if found else ""
 
 
 def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
@@ -262,4 +276,15 @@ def build_leaderboard(
             "models were run with different settings (" + "; ".join(sorted(settings)) + "): "
             "divergences depend on k and the catalog size, compare such rows with care"
         )
+    samplings = {r.label: "/".join(sorted({t.sampling for t in r.model.tasks.values()}))
+                 for r in rows if not r.degenerate}  # fmt: skip
+    for row in rows:
+        if row.label in samplings and "rank" not in row.cells and row.cells.get("tier") is None:
+            others = sorted(set(samplings.values()) - {samplings[row.label]})
+            if others:
+                messages.append(
+                    f"{row.label} was run with {samplings[row.label] or 'unrecorded'} decoding "
+                    f"settings, most models with {', '.join(others)}: divergences depend on the "
+                    "temperature, so it is listed, not ranked"
+                )
     return Leaderboard(columns, rows, messages + score_messages)
