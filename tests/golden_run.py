@@ -83,10 +83,14 @@ def produce(root: Path) -> dict[str, str]:
     build_report(out, root / "report")
     lb = build_leaderboard([out], resamples=200)
     write_leaderboard(lb, root / "leaderboard")
+    from coldbias_tasks import __version__
+
     texts = {"lm_eval_metrics.json": metric_table(results)}
     for rel in FILES:
         texts[rel.replace("/", "__")] = (root / rel).read_text(encoding="utf-8")
-    return texts
+    # the package version is provenance, not output: a version bump must not change a golden
+    return {name: text.replace(f"coldbias {__version__}", "coldbias <version>")
+            for name, text in texts.items()}  # fmt: skip
 
 
 def main() -> int:
