@@ -17,18 +17,25 @@ from pathlib import Path
 from tests.synthetic import SyntheticRecommender, metric_table, run_synthetic
 
 GOLDEN = Path(__file__).with_name("golden")
-TASKS = ("coldbias_movie_gender", "coldbias_music_religion", "coldbias_college_context_country")
+#: two variants of one domain (movie plain and context), its placebo (the control families), and
+#: other domains
+TASKS = ("coldbias_movie_gender", "coldbias_movie_context_gender", "coldbias_movie_placebo",
+         "coldbias_music_religion", "coldbias_college_context_country")  # fmt: skip
 METADATA = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2, "coldbias_seed": 7,
             "coldbias_phrasings": 4}  # fmt: skip
 #: the female value (every phrasing) is shown every third catalog item four times as often;
 #: everyone else: no effect.
 EFFECT = {"gender.female": lambda item: 4.0 if item % 3 == 0 else 1.0}
+#: a second model (no effect: the leaderboard's ranks and tiers) and a second seed of the first
+#: (pooled into one row)
+OTHER = ("org/wording-only", {"wording": 1.0}, 5)
 #: report and leaderboard files compared byte for byte (plots and HTML embed PNGs: not compared)
 FILES = (
     "report/values.csv",
     "report/groups.csv",
     "report/fidelity.csv",
     "report/exposure.csv",
+    "report/controls.csv",
     "leaderboard/leaderboard_long.csv",
     "leaderboard/leaderboard_wide.csv",
     "leaderboard/leaderboard.md",
@@ -71,6 +78,18 @@ def differences(expected: str, produced: str, *, limit: int = 5) -> list[str]:
     return found
 
 
+def _retag_seed(folder: Path, seed: int) -> None:
+    """Record ``seed`` as the run's model seed in its results JSON (lm-eval records the
+    ``--seed`` it was given; the synthetic runs all carry the default)."""
+    import json
+
+    for path in folder.rglob("results_*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        config = data.setdefault("config", {})
+        config["model_args"] = f"{config.get('model_args') or ''},seed={seed}".lstrip(",")
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+
 def produce(root: Path) -> dict[str, str]:
     """Run the fixed synthetic evaluation under ``root``; golden file name → text."""
     from coldbias_tasks.analysis.leaderboard import build_leaderboard
@@ -81,7 +100,16 @@ def produce(root: Path) -> dict[str, str]:
         SyntheticRecommender(seed=3, effect=EFFECT, skew=2.0), TASKS, METADATA, out
     )
     build_report(out, root / "report")
-    lb = build_leaderboard([out], resamples=200)
+    # the same model with another sampling seed (pooled), and a second model (ranked against it)
+    seed2 = root / "run_seed2"
+    run_synthetic(SyntheticRecommender(seed=4, effect=EFFECT, skew=2.0), TASKS[:3], METADATA,
+                  seed2)  # fmt: skip
+    _retag_seed(seed2, 4)
+    name, kwargs, seed = OTHER
+    other = root / "other"
+    run_synthetic(SyntheticRecommender(seed=seed, skew=2.0, **kwargs), TASKS[:3], METADATA, other,
+                  model_name=name)  # fmt: skip
+    lb = build_leaderboard([out, seed2, other], resamples=200)
     write_leaderboard(lb, root / "leaderboard")
     from coldbias_tasks import __version__
 

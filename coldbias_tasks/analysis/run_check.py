@@ -107,7 +107,8 @@ def expected_keys(
     try:
         config = load_personas(settings.personas)
         personas = config.group(group, settings.replicates, variant)
-        n = settings.phrasings or config.phrasings(config.find(group, variant), settings.language)
+        available = config.phrasings(config.find(group, variant), settings.language)
+        n = min(settings.phrasings, available) if settings.phrasings else available
     except ColdbiasError:
         return None
     ids = [

@@ -46,8 +46,9 @@ SPECS: tuple[_Spec, ...] = (
     ),
     _Spec(
         "coldbias_phrasings", "int", 0, lambda v: v == 0 or v >= 2, "0 (all) or ≥ 2",
-        "matched phrasings asked per value (the first P of data/personas.yaml, form-major); "
-        "0 = all of them. Fewer phrasings: cheaper, less power for the headline",
+        "matched phrasings asked per value (the first P of data/personas.yaml, form-major; a "
+        "group with fewer asks all of its own); 0 = all of them. Fewer phrasings: cheaper, "
+        "less power for the headline",
     ),
     _Spec(
         "coldbias_order", "str", "shuffle", lambda v: v in ("shuffle", "fixed"),
