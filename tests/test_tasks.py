@@ -400,3 +400,12 @@ def test_lm_eval_validate_passes_on_every_coldbias_group() -> None:
         env={**os.environ, **offline_env()},
     )  # fmt: skip
     assert bad.returncode != 0  # the check can fail
+
+
+def test_phrasings_asked_are_capped_by_the_group() -> None:
+    """coldbias_phrasings asks the first P per value; a group with fewer (the placebo's two
+    frames) asks all of its own instead of refusing the run."""
+    gender = build_docs("movie", "gender", "plain", {**SMALL, "coldbias_phrasings": 4})
+    placebo = build_docs("movie", "placebo", "plain", {**SMALL, "coldbias_phrasings": 4})
+    assert {d.phrasing for d in gender if d.value != "neutral"} == {0, 1, 2, 3}
+    assert {d.phrasing for d in placebo if not d.persona_id.startswith("neutral")} == {0, 1}

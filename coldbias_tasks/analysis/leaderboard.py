@@ -111,7 +111,7 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
     usual = _usual_sampling(models)
     for i, d in enumerate(models):
         value, _ = overall_disparity(d)
-        if d.degenerate or math.isnan(value) or _sampling(d) != usual:
+        if d.degenerate or math.isnan(value) or _sampling(d.model) != usual:
             continue
         terms = [
             (d.domain_names[key][0], s.task.group, s.summary.metrics["iou"].disparity.terms)
@@ -132,15 +132,15 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
             d.tier = tier[n]
 
 
-def _sampling(d: ModelData) -> str:
+def _sampling(model: ModelResults) -> str:
     """The decoding settings of a model's runs ("temperature=0.7"; "" when not recorded)."""
-    return "/".join(sorted({t.sampling for t in d.model.tasks.values()}))
+    return "/".join(sorted({t.sampling for t in model.tasks.values()}))
 
 
 def _usual_sampling(models: Sequence[ModelData]) -> str:
     """The decoding settings most non-degenerate models share (ties: the first model's): the
     divergences depend on the temperature, so models run otherwise are listed, not ranked."""
-    found = [_sampling(d) for d in models if not d.degenerate]
+    found = [_sampling(d.model) for d in models if not d.degenerate]
     return max(found, key=lambda s: (found.count(s), -found.index(s))) if found else ""
 
 
@@ -276,8 +276,7 @@ def build_leaderboard(
             "models were run with different settings (" + "; ".join(sorted(settings)) + "): "
             "divergences depend on k and the catalog size, compare such rows with care"
         )
-    samplings = {r.label: "/".join(sorted({t.sampling for t in r.model.tasks.values()}))
-                 for r in rows if not r.degenerate}  # fmt: skip
+    samplings = {r.label: _sampling(r.model) for r in rows if not r.degenerate}
     for row in rows:
         if row.label in samplings and "rank" not in row.cells and row.cells.get("tier") is None:
             others = sorted(set(samplings.values()) - {samplings[row.label]})

@@ -107,8 +107,7 @@ def expected_keys(
     try:
         config = load_personas(settings.personas)
         personas = config.group(group, settings.replicates, variant)
-        available = config.phrasings(config.find(group, variant), settings.language)
-        n = min(settings.phrasings, available) if settings.phrasings else available
+        n = config.asked(config.find(group, variant), settings.language, settings.phrasings)
     except ColdbiasError:
         return None
     ids = [

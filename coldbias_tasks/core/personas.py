@@ -179,6 +179,12 @@ class PersonaConfig:
             )
         return self.languages[code]
 
+    def asked(self, group: Group, language: str, requested: int) -> int:
+        """Phrasings a task of ``group`` asks per value: the first ``requested``
+        (``coldbias_phrasings``; 0 = all), at most the group's own P (the placebo's 2)."""
+        available = self.phrasings(group, language)
+        return min(requested, available) if requested else available
+
     def phrasings(self, group: Group, language: str = "en") -> int:
         """P, the number of matched phrasings of ``group`` in ``language``: forms × frames.
         Every value has the same number of forms (checked; else a PersonaError naming them)."""

@@ -136,9 +136,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     config = load_personas(settings.personas)
     spec = config.find(group, variant)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
-    available = config.phrasings(spec, settings.language)
-    # a group with fewer phrasings than asked for (the placebo's 2) asks all of its own
-    n_phrasings = min(settings.phrasings, available) if settings.phrasings else available
+    n_phrasings = config.asked(spec, settings.language, settings.phrasings)
     sentences = [(p, 0) for p in personas if p.is_neutral]
     sentences += [(p, j) for p in personas if not p.is_neutral for j in range(n_phrasings)]
     settings.check_requests(
