@@ -35,7 +35,6 @@ __all__ = [
     "TASK_VERSION",
     "VARIANTS",
     "Domain",
-    "control_id",
     "domain",
     "explicit_group",
     "group_name",
@@ -156,11 +155,6 @@ def is_value_id(persona_id: str) -> bool:
 #: Persona ids of the control personas asked inside every attribute task (an irrelevant fact,
 #: taken from the placebo group): ``control.placebo.blue_car``.
 CONTROL_PREFIX = "control."
-
-
-def control_id(persona_id: str) -> str:
-    """Id of ``persona_id`` (a placebo persona) asked as a control inside another task."""
-    return CONTROL_PREFIX + persona_id
 
 
 def is_control_id(persona_id: str) -> bool:
