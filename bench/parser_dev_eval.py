@@ -34,6 +34,7 @@ from rapidfuzz import fuzz, process, utils
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.vocabulary import DOMAINS as DOMAIN_SPECS
 
 DOMAINS = ("movie", "music", "college")
 K = 20
@@ -94,8 +95,9 @@ def baseline(text: str, catalog: Sequence[str]) -> list[int]:
     return out
 
 
-def parser(text: str, catalog: Sequence[str]) -> list[int]:
-    return list(parse_ranking(text, catalog, K).items)
+def parser(text: str, catalog: Sequence[str], domain: str) -> list[int]:
+    """coldbias' parser, told the domain's declared title kind."""
+    return list(parse_ranking(text, catalog, K, kind=DOMAIN_SPECS[domain].title_kind).items)
 
 
 def score(pairs: list[tuple[list[int], list[int]]]) -> dict[str, float | int]:
@@ -115,9 +117,9 @@ def score(pairs: list[tuple[list[int], list[int]]]) -> dict[str, float | int]:
 
 def evaluate(seed_repo: Path, show: int = 0) -> dict[str, dict[str, dict[str, float | int]]]:
     results_dir = seed_repo / "data" / "raw_text_results"
-    matchers: dict[str, Callable[[str, Sequence[str]], list[int]]] = {
+    matchers: dict[str, Callable[[str, Sequence[str], str], list[int]]] = {
         "parser": parser,
-        "baseline": baseline,
+        "baseline": lambda text, catalog, _domain: baseline(text, catalog),
     }
     pairs: dict[str, dict[str, list]] = {name: {} for name in matchers}
     for domain in DOMAINS:
@@ -135,7 +137,7 @@ def evaluate(seed_repo: Path, show: int = 0) -> dict[str, dict[str, dict[str, fl
             text = entry["response"]
             gold = gold_list(row)
             for matcher_name, matcher in matchers.items():
-                got = matcher(text, catalog)
+                got = matcher(text, catalog, domain)
                 pairs[matcher_name].setdefault(domain, []).append((got, gold))
                 if matcher_name == "parser" and got != gold and shown < show:
                     shown += 1

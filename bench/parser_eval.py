@@ -14,14 +14,19 @@ colleges with abbreviations and native names).
 from __future__ import annotations
 
 import random
+import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.core import parse, title_match
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.catalog_index import clear_caches, normalized_key
 from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.vocabulary import TitleKind
 from coldbias_tasks.core.yamlio import load_yaml
+from tests.parse_cases import KINDS
 
 #: The hand-written cases (the data files tests/parse_cases.py loads for the tests).
 CASE_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "parse_cases"
@@ -44,7 +49,7 @@ def score(cutoff: float) -> tuple[int, int, int]:
     correct = false = missed = 0
     for case in CASES:
         catalog = _catalog(case["catalog"])
-        got = parse.parse_ranking(case["answer"], catalog, case["k"])
+        got = parse.parse_ranking(case["answer"], catalog, case["k"], kind=KINDS[case["catalog"]])
         titles = [catalog[i] for i in got.items]
         false += sum(1 for t in titles if t not in case["expected"])
         missed += sum(1 for t in case["expected"] if t not in titles)
@@ -95,12 +100,12 @@ def wikidata_false_matches(fmt: str = "{title}") -> tuple[int, list[tuple[str, s
     return len(films), hits
 
 
-def _time(answers: list[str], titles: tuple[str, ...]) -> float:
+def _time(answers: list[str], titles: tuple[str, ...], kind: TitleKind = "work") -> float:
     clear_caches()
-    parse.parse_ranking("warm up", titles, 20)
+    parse.parse_ranking("warm up", titles, 20, kind=kind)
     start = time.process_time()  # CPU time: other processes on the machine do not count
     for answer in answers:
-        parse.parse_ranking(answer, titles, 20)
+        parse.parse_ranking(answer, titles, 20, kind=kind)
     return len(answers) / (time.process_time() - start)
 
 
@@ -143,7 +148,7 @@ def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
                 title = f"Invented Song {rng.randint(0, 10**6)}"
             lines.append(f'{rank}. "{title}" by {artist}')
         answers.append("\n".join(lines))
-    out["music"] = _time(answers, songs)
+    out["music"] = _time(answers, songs, "song")
     colleges = load_catalog("college").titles
     answers = []
     for _ in range(n_answers):
@@ -159,7 +164,7 @@ def speed_songs_colleges(n_answers: int = 1000) -> dict[str, float]:
                 name = f"University of Invented Place {rng.randint(0, 10**6)}"
             lines.append(f"{rank}. {name}")
         answers.append("\n".join(lines))
-    out["college"] = _time(answers, colleges)
+    out["college"] = _time(answers, colleges, "institution")
     return out
 
 

@@ -17,7 +17,7 @@ Printed per ρ: false-positive rate at α = 0.05 (with 95 % Wilson intervals) an
 (a) the per-value within-seed swap test (its smallest p is 1/16: it can never reject),
 (b) the group test of core/aggregate.summarize_group with no replicates (which answer of the
 seed is the neutral one) and (b') the within-seed persona permutation test
-(seed_study.persona_disparity_test), (c) the two-sample permutation test between the
+(seed_study.statistics.persona_disparity_test), (c) the two-sample permutation test between the
 seed-level means of a model with the effect and the same model without it (null: both
 without), (d) the male- vs female-coded subset relabelling test on a genre share, (e) the same
 comparison as an unpaired two-sample test that ignores the coupling, (f) the within-seed value
@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from coldbias_tasks.analysis.seed_study import (
+from coldbias_tasks.analysis.seed_study.statistics import (
     persona_disparity_test,
     subset_relabel_test,
     two_sample_test,

@@ -26,16 +26,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.run_files import load_folder
-from coldbias_tasks.analysis.seed_import import HUB_IDS
-from coldbias_tasks.analysis.seed_study import (
-    Test,
+from coldbias_tasks.analysis.seed_study.importer import HUB_IDS
+from coldbias_tasks.analysis.seed_study.replay import (
     coupling,
     domain_tasks,
+    paper_figure,
+    seed_means,
+)
+from coldbias_tasks.analysis.seed_study.statistics import (
+    Test,
     neutral_relabel_test,
     paired_test,
-    paper_figure,
     persona_disparity_test,
-    seed_means,
     subset_relabel_test,
     trend_test,
     two_sample_test,

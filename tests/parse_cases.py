@@ -38,6 +38,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.vocabulary import DOMAINS, TitleKind
 from coldbias_tasks.core.yamlio import load_yaml
 
 #: The folder of the case data files.
@@ -92,5 +93,16 @@ COLLEGES = _CATALOGS["colleges"]
 USER_COLLEGES = _CATALOGS["user_colleges"]
 USER_SONGS = _CATALOGS["user_songs"]
 USER_FILMS = _CATALOGS["user_films"]
+#: What each case catalog's titles are (``Domain.title_kind``; the built-in domains declare
+#: their own): the parser is told, it never guesses.
+KINDS: dict[str, TitleKind] = {
+    "movies": "work",
+    "songs": "song",
+    "colleges": "institution",
+    "user_colleges": "institution",
+    "user_songs": "song",
+    "user_films": "work",
+    **{name: d.title_kind for name, d in DOMAINS.items()},
+}
 CASES = load_cases("cases")
 EXTRA_CASES = load_cases("extra_cases")

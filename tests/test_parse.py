@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from coldbias_tasks.core.catalog_index import build_index, normalize
 from coldbias_tasks.core.parse import parse_ranking
-from tests.parse_cases import CASES, COLLEGES, MOVIES, SONGS, ParseCase
+from coldbias_tasks.core.vocabulary import TITLE_KINDS, TitleKind
+from tests.parse_cases import CASES, COLLEGES, KINDS, MOVIES, SONGS, ParseCase
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}
 
@@ -16,7 +17,7 @@ CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_answer(case: ParseCase) -> None:
     catalog = CATALOGS[case.catalog]
-    got = parse_ranking(case.answer, catalog, case.k)
+    got = parse_ranking(case.answer, catalog, case.k, kind=KINDS[case.catalog])
     assert [catalog[i] for i in got.items] == list(case.expected)
     assert len(got.out_of_catalog) == case.n_out_of_catalog, got.out_of_catalog
     assert len(got.duplicates) == case.n_duplicates, got.duplicates
@@ -69,10 +70,12 @@ def st_join(parts: list[str]) -> str:
 
 
 @settings(max_examples=300, deadline=None)
-@given(answers, st.integers(min_value=-1, max_value=25))
-def test_fuzz_never_raises_and_returns_valid_unique_indices(text: str, k: int) -> None:
+@given(answers, st.integers(min_value=-1, max_value=25), st.sampled_from(TITLE_KINDS))
+def test_fuzz_never_raises_and_returns_valid_unique_indices(
+    text: str, k: int, kind: TitleKind
+) -> None:
     catalog = MOVIES + SONGS
-    got = parse_ranking(text, catalog, k)
+    got = parse_ranking(text, catalog, k, kind=kind)
     assert len(got.items) == len(set(got.items)) <= max(k, 0)
     assert all(0 <= i < len(catalog) for i in got.items)
 
@@ -106,10 +109,11 @@ def test_adversarial_inputs_return(text: str) -> None:
 def test_aliases_match_exactly_and_never_override_titles() -> None:
     catalog = ["Massachusetts Institute of Technology", "University of Oxford", "MIT Press"]
     aliases = [("MIT",), ("Oxford",), ()]
-    got = parse_ranking("1. MIT\n2. Oxford\n3. MIT Press\n4. Oxfrd", catalog, 5, aliases=aliases)
+    text = "1. MIT\n2. Oxford\n3. MIT Press\n4. Oxfrd"
+    got = parse_ranking(text, catalog, 5, aliases=aliases, kind="institution")
     assert got.items == (0, 1, 2)
     assert got.out_of_catalog == ("Oxfrd",)  # aliases are exact-only
-    assert parse_ranking("MIT", catalog, 5).items == ()  # no alias given: no guess
+    assert parse_ranking("MIT", catalog, 5, kind="institution").items == ()  # no alias: no guess
 
 
 #: Real film titles that are NOT in the movie catalog, next to the catalog title they resemble.

@@ -3,14 +3,16 @@ without artists, structured answers and lead-ins (``tests.parse_cases.EXTRA_CASE
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.parse import parse_ranking
-from tests.parse_cases import EXTRA_CASES, USER_COLLEGES, USER_FILMS, USER_SONGS, ParseCase
+from tests.parse_cases import EXTRA_CASES, KINDS, USER_COLLEGES, USER_FILMS, USER_SONGS, ParseCase
 
 USER_CATALOGS = {
     "user_colleges": USER_COLLEGES,
@@ -33,7 +35,7 @@ def test_answer(case: ParseCase) -> None:
     catalog = catalog_titles(case.catalog)
     for title in case.expected:
         assert title in catalog, title
-    got = parse_ranking(case.answer, catalog, case.k)
+    got = parse_ranking(case.answer, catalog, case.k, kind=KINDS[case.catalog])
     assert [catalog[i] for i in got.items] == list(case.expected), got
     assert len(got.out_of_catalog) == case.n_out_of_catalog, got.out_of_catalog
     assert len(got.duplicates) == case.n_duplicates, got.duplicates
@@ -46,25 +48,26 @@ def test_every_extra_catalog_is_used() -> None:
 
 def test_derived_alias_never_overrides_a_catalog_title() -> None:
     catalog = ("Oxford Brookes University - Headington", "Oxford Brookes University", "MIT")
-    got = parse_ranking("1. Oxford Brookes University\n2. MIT", catalog, 5)
+    got = parse_ranking("1. Oxford Brookes University\n2. MIT", catalog, 5, kind="institution")
     assert got.items == (1, 2)
 
 
 def test_user_aliases_and_derived_aliases_combine() -> None:
     catalog = ("Massachusetts Institute of Technology (MIT)", "University of Oxford")
-    got = parse_ranking("1. Oxford\n2. MIT", catalog, 5, aliases=[(), ("Oxford",)])
+    got = parse_ranking("1. Oxford\n2. MIT", catalog, 5, [(), ("Oxford",)], kind="institution")
     assert got.items == (1, 0)
 
 
 def test_abbreviation_shared_by_two_items_is_no_alias() -> None:
     catalog = ("Nanyang Technological University (NTU)", "National Taiwan University (NTU)")
-    got = parse_ranking("- NTU\n- Nanyang Technological University", catalog, 5)
+    got = parse_ranking("- NTU\n- Nanyang Technological University", catalog, 5, kind="institution")
     assert got.items == (0,) and got.out_of_catalog == ("NTU",)
 
 
 def test_main_part_that_begins_another_title_is_no_alias() -> None:
     catalog = ("University of Colorado, Denver", "University of Colorado Boulder", "MIT (MIT)")
-    got = parse_ranking("1. University of Colorado\n2. University of Colorado Boulder", catalog, 5)
+    answer = "1. University of Colorado\n2. University of Colorado Boulder"
+    got = parse_ranking(answer, catalog, 5, kind="institution")
     assert got.items == (1,) and len(got.out_of_catalog) == 1
 
 
@@ -102,7 +105,7 @@ structured_noise = st.lists(
 @given(structured_noise, st.sampled_from(sorted(USER_CATALOGS)))
 def test_fuzz_structured_answers_never_raise(text: str, name: str) -> None:
     catalog = USER_CATALOGS[name]
-    got = parse_ranking(text, catalog, 20)
+    got = parse_ranking(text, catalog, 20, kind=KINDS[name])
     assert len(got.items) == len(set(got.items)) <= 20
     assert all(0 <= i < len(catalog) for i in got.items)
 
@@ -131,7 +134,7 @@ def test_fuzz_structured_answers_never_raise(text: str, name: str) -> None:
 )
 @pytest.mark.parametrize("name", sorted(USER_CATALOGS))
 def test_adversarial_structured_inputs_return(text: str, name: str) -> None:
-    got = parse_ranking(text, USER_CATALOGS[name], 20)
+    got = parse_ranking(text, USER_CATALOGS[name], 20, kind=KINDS[name])
     assert len(got.items) <= 20
 
 
@@ -149,3 +152,53 @@ def test_formatted_near_miss_films_do_not_match(line: str) -> None:
     got = parse_ranking(line, titles, 5)
     assert got.items == (), [titles[i] for i in got.items]
     assert len(got.out_of_catalog) == 1
+
+
+#: A book catalog in the "Title by Author" form a song catalog uses.
+BOOKS = (
+    "Emma by Jane Austen",
+    "Persuasion by Jane Austen",
+    "Dracula by Bram Stoker",
+    "Middlemarch by George Eliot",
+)
+BOOK_ANSWER = "1. Jane Austen - Emma\n2. Persuasion\n3. Dracula by Bram Stoker"
+
+
+def test_title_by_author_catalog_declared_as_works_is_not_split_as_songs() -> None:
+    """The kind is declared, not guessed from the titles (all four read "X by Y"): as works,
+    only the title as written matches; "Author - Title" and the bare title are song forms."""
+    works = parse_ranking(BOOK_ANSWER, BOOKS, 5, kind="work")
+    assert works.items == (2,)
+    assert works.out_of_catalog == ("Jane Austen - Emma", "Persuasion")
+    assert parse_ranking(BOOK_ANSWER, BOOKS, 5, kind="song").items == (0, 1, 2)
+    with pytest.raises(SettingsError, match=r"title kind 'book' is not one of work, song, inst"):
+        parse_ranking(BOOK_ANSWER, (), 5, kind="book")  # type: ignore[arg-type]
+
+
+def test_a_domain_declares_its_title_kind_and_the_answer_parser_uses_it(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new "novel" domain (works, the default) parses its answers as works; the built-in
+    domains declare theirs; an unknown kind is refused when the domain is declared."""
+    from coldbias_tasks.core import vocabulary
+    from coldbias_tasks.core.answers import record_from_answer
+    from coldbias_tasks.lmeval.documents import build_docs
+
+    assert {n: d.title_kind for n, d in vocabulary.DOMAINS.items()} == {
+        "movie": "work",
+        "music": "song",
+        "college": "institution",
+    }
+    catalog = tmp_path / "novel.jsonl"
+    catalog.write_text(
+        "".join(json.dumps({"id": f"n{i}", "title": t}) + "\n" for i, t in enumerate(BOOKS)),
+        encoding="utf-8",
+    )
+    schema = {"id": str, "title": str}
+    novel = vocabulary.Domain("novel", "novels", "novel", "title", schema, catalog_file=catalog)
+    monkeypatch.setitem(vocabulary.DOMAINS, "novel", novel)
+    meta = {"coldbias_n_items": 4, "coldbias_k": 3, "coldbias_repeats": 1}
+    record = record_from_answer(BOOK_ANSWER, build_docs("novel", "gender", "plain", meta)[0])
+    assert record.titles == ("Dracula by Bram Stoker",) and record.n_out_of_catalog == 2
+    with pytest.raises(SettingsError, match=r"domain 'verse': title kind 'poem' is not one of"):
+        vocabulary.Domain("verse", "poems", "poem", "title", schema, title_kind="poem")  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from coldbias_tasks.core.answer_text import INVISIBLE_CHARS, LINE_BREAK_CONTROLS, strip_invisible
 from coldbias_tasks.core.parse import Ranking, parse_ranking
 from coldbias_tasks.core.parse_users import UserRanking, parse_user_ranking
-from tests.parse_cases import CASES, COLLEGES, EXTRA_CASES, MOVIES, SONGS, USER_FILMS
+from tests.parse_cases import CASES, COLLEGES, EXTRA_CASES, KINDS, MOVIES, SONGS, USER_FILMS
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES, "user_films": USER_FILMS}
 #: Answers of the golden cases over the fixture catalogs (no catalog file is loaded).
@@ -58,7 +58,7 @@ def _before_every_line(text: str, prefix: str) -> str:
 
 
 def _forward(text: str, case_catalog: str, k: int) -> Ranking:
-    return parse_ranking(text, CATALOGS[case_catalog], k)
+    return parse_ranking(text, CATALOGS[case_catalog], k, kind=KINDS[case_catalog])
 
 
 def test_bom_before_the_first_number_keeps_both_items() -> None:

@@ -13,7 +13,6 @@ from coldbias_tasks.analysis.ranking import (
     disparity_draws,
     paired_tiers,
     rank_intervals,
-    repeat_draws,
     tiers,
 )
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic
@@ -68,12 +67,6 @@ def test_tiers_merge_overlapping_intervals() -> None:
     t = tiers(est, ci)
     assert t["d"] == t["a"] == t["b"] == 1  # d sorts as 0, first; a and b overlap it
     assert t["c"] == 2
-
-
-def test_repeat_draws_are_means_of_resampled_repeats() -> None:
-    draws = repeat_draws({0: 0.0, 1: 1.0}, resamples=400)
-    assert set(np.unique(draws)) <= {0.0, 0.5, 1.0}
-    assert 0.3 < draws.mean() < 0.7
 
 
 def test_bh_flags_counts_after_adjustment() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
-from coldbias_tasks.analysis.seed_import import (
+from coldbias_tasks.analysis.seed_study.importer import (
     choose_seeds,
     import_seed_study,
     read_study,
@@ -127,7 +127,7 @@ def _unique_phrases() -> list[str]:
 
 
 def test_replayed_table_figures_from_known_answers(imported) -> None:
-    from coldbias_tasks.analysis.seed_study import domain_tasks, paper_figure
+    from coldbias_tasks.analysis.seed_study.replay import domain_tasks, paper_figure
 
     _, out, _ = imported
     rows = _rows(out / "main")
@@ -149,7 +149,7 @@ def test_replayed_table_figures_from_known_answers(imported) -> None:
 
 
 def test_replay_skips_empty_value_answers_like_the_study(imported) -> None:
-    from coldbias_tasks.analysis.seed_study import paper_figure, seed_means
+    from coldbias_tasks.analysis.seed_study.replay import paper_figure, seed_means
 
     _, out, _ = imported
     task = _rows(out / "context_action_movie_fan")["google/gemma-3-4b-it"].tasks[
@@ -170,7 +170,7 @@ def test_replay_skips_empty_value_answers_like_the_study(imported) -> None:
 
 
 def test_seed_level_tests_attainable_p_and_verdicts() -> None:
-    from coldbias_tasks.analysis.seed_study import (
+    from coldbias_tasks.analysis.seed_study.statistics import (
         paired_test,
         subset_relabel_test,
         two_sample_test,
@@ -193,7 +193,7 @@ def test_seed_level_tests_attainable_p_and_verdicts() -> None:
 
 
 def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
-    from coldbias_tasks.analysis.seed_study import value_swap_test
+    from coldbias_tasks.analysis.seed_study.statistics import value_swap_test
 
     _, out, _ = imported
     task = _rows(out / "main")["google/gemma-3-4b-it"].tasks["coldbias_college_gender"]
@@ -203,7 +203,7 @@ def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
 
 
 def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -> None:
-    from coldbias_tasks.analysis.seed_study import persona_disparity_test
+    from coldbias_tasks.analysis.seed_study.statistics import persona_disparity_test
     from coldbias_tasks.core.aggregate import summarize_group
     from coldbias_tasks.core.records import AnswerRecord
 

@@ -30,7 +30,7 @@ from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, intersection_parts
 
-__all__ = ["Cell", "EeeScore", "ModelData", "TaskStats", "model_data"]
+__all__ = ["Cell", "EeeScore", "ModelData", "model_data"]
 
 #: an Every Eval Ever score of a row: (the row's record, the first record of its column)
 EeeScore = tuple[EEEResult, EEEResult]
@@ -43,10 +43,6 @@ class Cell:
     value: float | int | str
     ci_low: float = math.nan
     ci_high: float = math.nan
-
-
-#: One task's summary with its per-repeat series (:mod:`.summaries`).
-TaskStats = TaskSummary
 
 
 def variant_suffix(variant: str) -> str:
@@ -70,12 +66,12 @@ class ModelData:
     Eval Ever score."""
 
     model: ModelResults
-    stats: list[TaskStats]
-    domains: dict[str, list[TaskStats]]
+    stats: list[TaskSummary]
+    domains: dict[str, list[TaskSummary]]
     domain_names: dict[str, tuple[str, str]]
-    groups: dict[str, list[TaskStats]]
+    groups: dict[str, list[TaskSummary]]
     group_names: dict[str, tuple[str, str]]
-    placebo: dict[str, TaskStats]
+    placebo: dict[str, TaskSummary]
     #: fidelity and positions over all of the model's answers (``core.aggregate.pooled_answers``)
     answers: GroupSummary
     n: int
@@ -100,18 +96,18 @@ class ModelData:
         return [k for k in self.domains if self.domain_names[k][1] == "plain"]
 
     @property
-    def counted(self) -> list[TaskStats]:
+    def counted(self) -> list[TaskSummary]:
         return [s for members in self.domains.values() for s in members]
 
 
-def model_data(model: ModelResults, stats: list[TaskStats], resamples: int) -> ModelData:
+def model_data(model: ModelResults, stats: list[TaskSummary], resamples: int) -> ModelData:
     """Group one model's task statistics (``stats``, in ``model.tasks`` order) and compute its
     fidelity and its reverse tasks' rank gaps (``resamples`` bootstrap draws over items)."""
-    domains: dict[str, list[TaskStats]] = defaultdict(list)
-    groups: dict[str, list[TaskStats]] = defaultdict(list)
+    domains: dict[str, list[TaskSummary]] = defaultdict(list)
+    groups: dict[str, list[TaskSummary]] = defaultdict(list)
     domain_names: dict[str, tuple[str, str]] = {}
     group_names: dict[str, tuple[str, str]] = {}
-    placebo: dict[str, TaskStats] = {}
+    placebo: dict[str, TaskSummary] = {}
     for s in stats:
         t = s.task
         gkey = f"{t.group}{variant_suffix(t.variant)}"
@@ -152,7 +148,7 @@ def cell_of(value: float, series: Series, kind: str | None = None) -> Cell:
     return Cell(value, low, high)
 
 
-def pooled(stats: Sequence[TaskStats], metric: str, kind: str) -> tuple[float, dict[int, float]]:
+def pooled(stats: Sequence[TaskSummary], metric: str, kind: str) -> tuple[float, dict[int, float]]:
     """Mean over tasks of the figure (NaN ones left out) and the repeat-by-repeat mean of their
     series (tasks of one run share each repeat's catalog order)."""
     keep = [s for s in stats if not math.isnan(s.value(metric, kind))]
@@ -162,7 +158,7 @@ def pooled(stats: Sequence[TaskStats], metric: str, kind: str) -> tuple[float, d
     return value, combine([s.series[(metric, kind)] for s in keep])
 
 
-def value_weighted(stats: Sequence[TaskStats], metric: str) -> tuple[float, dict[int, float]]:
+def value_weighted(stats: Sequence[TaskSummary], metric: str) -> tuple[float, dict[int, float]]:
     """Mean raw divergence over every sentence of the tasks (value × phrasing, each weighted
     alike: the seed paper's Table 1 averages over all values) and its repeat-by-repeat series
     (the tasks' series weighted by their numbers of sentences)."""
@@ -183,7 +179,7 @@ def value_weighted(stats: Sequence[TaskStats], metric: str) -> tuple[float, dict
     return float(value), series
 
 
-def pooled_cell(stats: Sequence[TaskStats], metric: str, kind: str) -> Cell:
+def pooled_cell(stats: Sequence[TaskSummary], metric: str, kind: str) -> Cell:
     """:func:`pooled` as a cell with its interval: over repeats, or for the ``disparity`` ±
     1.96 × the pooled standard error (:func:`pooled_disparity`)."""
     if kind == "disparity":
@@ -191,7 +187,7 @@ def pooled_cell(stats: Sequence[TaskStats], metric: str, kind: str) -> Cell:
     return cell_of(*pooled(stats, metric, kind), kind)
 
 
-def pooled_disparity(stats: Sequence[TaskStats], metric: str = "iou") -> tuple[float, float]:
+def pooled_disparity(stats: Sequence[TaskSummary], metric: str = "iou") -> tuple[float, float]:
     """(mean over tasks of the disparity, its standard error √(Σ SE²) / n): the tasks ask
     different sentences, so their phrasing-jackknife errors are taken as independent. NaN
     tasks are left out; the SE is NaN when a kept task has none."""
@@ -228,7 +224,7 @@ def overall(data: ModelData, kind: str) -> Cell:
     return cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]), kind)
 
 
-def flags_cell(stats: Sequence[TaskStats], test: str) -> Cell:
+def flags_cell(stats: Sequence[TaskSummary], test: str) -> Cell:
     """ "flagged/tested" of the tasks' IOU ``disparity`` tests after Benjamini–Hochberg over
     those tasks at the tasks' α."""
     pvalues = [getattr(s.summary.metrics["iou"], test).p_value for s in stats]
@@ -265,7 +261,7 @@ def draws_cell(parts: Sequence[tuple[float, np.ndarray]]) -> Cell:
     return Cell(value, low, high)
 
 
-def placebo_clearly_above_zero(p: TaskStats) -> bool:
+def placebo_clearly_above_zero(p: TaskSummary) -> bool:
     """The placebo rule of :func:`coldbias_tasks.analysis.summaries.placebo_flag`."""
     return placebo_flag(p, "iou")
 

@@ -25,7 +25,6 @@ from coldbias_tasks.analysis.intervals import combine
 from coldbias_tasks.analysis.leaderboard_cells import (
     Cell,
     ModelData,
-    TaskStats,
     cell_of,
     draws_cell,
     flags_cell,
@@ -38,6 +37,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     stderr_cell,
     value_weighted,
 )
+from coldbias_tasks.analysis.summaries import TaskSummary
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics, metric_spec
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
@@ -234,7 +234,7 @@ def _domain_values(data: ModelData, slot: Slot) -> Cell:
     return cell_of(*value_weighted(data.domains[slot.id], "iou"), "divergence")
 
 
-def _placebo_of(data: ModelData, slot: Slot) -> TaskStats | None:
+def _placebo_of(data: ModelData, slot: Slot) -> TaskSummary | None:
     domain, variant = data.domain_names[slot.id]
     return data.placebo.get(domain) if variant == "plain" else None
 

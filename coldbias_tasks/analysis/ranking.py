@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Series
+from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from coldbias_tasks.core.stats import benjamini_hochberg, holm
 
 __all__ = [
@@ -29,7 +29,6 @@ __all__ = [
     "disparity_draws",
     "paired_tiers",
     "rank_intervals",
-    "repeat_draws",
     "tiers",
 ]
 
@@ -112,19 +111,6 @@ def paired_tiers(
 
 
 RankInterval = tuple[int, int]
-
-
-def repeat_draws(
-    series: Series, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-) -> np.ndarray:
-    """Bootstrap draws of the mean of a per-repeat series (repeats with replacement); NaN
-    draws when the series is empty."""
-    values = np.asarray([v for _, v in sorted(series.items()) if not math.isnan(v)])
-    if values.size == 0:
-        return np.full(resamples, math.nan)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, values.size, size=(resamples, values.size))
-    return values[picks].mean(axis=1)
 
 
 def rank_intervals(

@@ -10,7 +10,7 @@
   ``./leaderboard``).
 - ``coldbias import-seed-study PATH --output DIR [--allow-missing]``: the seed study's released
   answers (a clone of its repository) as run folders the two commands above read
-  (:mod:`coldbias_tasks.analysis.seed_import`).
+  (:mod:`coldbias_tasks.analysis.seed_study.importer`).
 
 Problems raise :class:`~coldbias_tasks.core.errors.ColdbiasError`; :mod:`.cli` prints them.
 """
@@ -227,7 +227,7 @@ def leaderboard_command(argv: Sequence[str]) -> int:
 def import_seed_study_command(argv: Sequence[str]) -> int:
     """``coldbias import-seed-study``: 0 when the run folders were written; counts of empty,
     error and missing answers are printed (and kept in DIR/provenance.json)."""
-    from coldbias_tasks.analysis.seed_import import import_seed_study
+    from coldbias_tasks.analysis.seed_study.importer import import_seed_study
 
     parser = argparse.ArgumentParser(
         prog="coldbias import-seed-study",

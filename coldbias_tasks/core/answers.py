@@ -14,6 +14,7 @@ from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.parse import parse_ranking
 from coldbias_tasks.core.parse_users import parse_user_ranking
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
+from coldbias_tasks.core.vocabulary import domain
 
 __all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
@@ -47,12 +48,15 @@ def _shown_view(
 def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
     """Parse ``text`` against the items shown in ``doc`` only: an item of the full catalog that
     the model was not shown counts as out of catalog. The index is built on the shown set in
-    catalog order, so all repeats (shuffles) of a task share one cached index. A non-string
-    answer is an empty one."""
+    catalog order, so all repeats (shuffles) of a task share one cached index. The titles are
+    matched as the doc's domain declares them (``Domain.title_kind``); an unknown domain raises
+    SettingsError. A non-string answer is an empty one."""
     shown_set, titles, aliases, position = _shown_view(
         doc.catalog, doc.catalog_sha256, doc.shown_ids
     )
-    ranking = parse_ranking(text if isinstance(text, str) else "", titles, doc.k, aliases=aliases)
+    kind = domain(doc.domain).title_kind
+    answer = text if isinstance(text, str) else ""
+    ranking = parse_ranking(answer, titles, doc.k, aliases=aliases, kind=kind)
     items = tuple(shown_set[i] for i in ranking.items)
     return AnswerRecord(
         persona_id=doc.persona_id,

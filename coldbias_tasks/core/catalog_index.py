@@ -8,7 +8,7 @@ kept too (``CatalogIndex.literal``: "Taxi Driver" is not "A Taxi Driver").
 
 **Derived aliases** of every catalog, exact-only and dropped when two items share one: the
 abbreviation in a trailing parenthesis ("… (MIT)" ← "MIT") and the title without it; in
-institution catalogs (a third of the titles name a university, institute, college, school…)
+institution catalogs (title kind "institution", declared by the domain: ``Domain.title_kind``)
 the main part before a separator ("Sorbonne University" for "Sorbonne University - Faculty of
 Science", "Trinity College Dublin" for "Trinity College Dublin, The University of Dublin"), the
 name after a leading abbreviation ("KIT, Karlsruhe Institute of Technology"), and an
@@ -20,10 +20,12 @@ Universität München" = "Technical University of Munich" and "Toronto Universit
 of Toronto". A key that is a leading part of another title ("Washington University" in
 "Washington University in St. Louis") is ambiguous.
 
-**Songs.** In a catalog where most titles read "Title by Artist", each song also answers to
+**Songs.** In a song catalog (title kind "song"), each "Title by Artist" also answers to
 "Title - Artist", "Artist - Title", "Artist by Title" and (``CatalogIndex.bare``) the bare
 title, also without its parentheticals, when that title is unique in the catalog; its
-artist's songs are listed for the artist-aware fuzzy stage (``CatalogIndex.by_artist``).
+artist's songs are listed for the artist-aware fuzzy stage (``CatalogIndex.by_artist``). The
+kind is declared, never guessed from the titles: in a "work" catalog "North by Northwest" or a
+book's "Title by Author" is one title, matched as written.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+
+from coldbias_tasks.core.vocabulary import TitleKind, check_title_kind
 
 __all__ = [
     "AMBIGUOUS",
@@ -184,7 +188,7 @@ class CatalogIndex:
     institutions: dict[str, int] = field(default_factory=dict)  # institution keys
     artists: tuple[str, ...] = ()  # artist key per item ("" = none), song catalogs only
     by_artist: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
-    songs: bool = False
+    kind: TitleKind = "work"
     numbers: frozenset[str] = frozenset()  # number words of all titles (fuzzy pre-check)
 
 
@@ -268,17 +272,21 @@ def _word_prefixes(norm: str) -> list[str]:
 
 
 def build_index(
-    titles: Sequence[str], aliases: Sequence[Sequence[str]] | None = None
+    titles: Sequence[str],
+    aliases: Sequence[Sequence[str]] | None = None,
+    kind: TitleKind = "work",
 ) -> CatalogIndex:
-    """Index a catalog, cached per distinct (titles, aliases). ``aliases[i]``: other names of
-    item i ("MIT"), matched exactly, never fuzzily, and never over another item's own title.
-    """
+    """Index a catalog, cached per distinct (titles, aliases, kind). ``aliases[i]``: other
+    names of item i ("MIT"), matched exactly, never fuzzily, and never over another item's own
+    title. ``kind``: what the titles are (``Domain.title_kind``); another raises SettingsError."""
     alias_key = tuple(tuple(a) for a in aliases) if aliases is not None else ()
-    return _index_catalog(tuple(titles), alias_key)
+    return _index_catalog(tuple(titles), alias_key, check_title_kind(kind, "build_index"))
 
 
 @lru_cache(maxsize=32)
-def _index_catalog(titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...]) -> CatalogIndex:
+def _index_catalog(
+    titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...], kind: TitleKind
+) -> CatalogIndex:
     literal: dict[str, int] = {}
     primary: dict[str, int] = {}
     secondary: dict[str, int] = {}
@@ -302,10 +310,8 @@ def _index_catalog(titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...]
         for prefix in _word_prefixes(norm):  # "Washington University" of "… in St. Louis"
             add(contest, institution_key(prefix), index)
 
-    songs = sum(1 for t in titles if _split_by_artist(t)) * 2 > len(titles)
-    institutions = not songs and sum(
-        1 for t in titles if institution_key(normalize(t)) is not None
-    ) * 3 > len(titles)
+    songs = kind == "song"
+    institutions = kind == "institution"
     prefix_owner: dict[str, int] = {}
     if not songs:
         for index, title in enumerate(titles):
@@ -367,7 +373,7 @@ def _index_catalog(titles: tuple[str, ...], aliases: tuple[tuple[str, ...], ...]
         institutions=inst,
         artists=tuple(artists) if songs else (),
         by_artist={k: tuple(v) for k, v in by_artist.items()},
-        songs=songs,
+        kind=kind,
         numbers=frozenset(w for c in choices for w in c.split() if DIGITS.match(w)),
     )
 

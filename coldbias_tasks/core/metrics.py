@@ -1,4 +1,5 @@
-"""Ranked-list similarities IOU, SERP and PRAG, and their divergences (docs/measurement.md §1).
+"""Ranked-list similarities IOU, SERP and PRAG (docs/measurement.md §1); a divergence is
+1 − similarity (``core/aggregate.py``; the lm-eval keys ``iou_divergence`` …).
 
 All functions take an attribute list ``a`` and the neutral list ``n``: sequences of hashable
 item ids, best first. Repeated ids are ignored after their first occurrence. Ranks are 1-based
@@ -21,13 +22,9 @@ from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
 
 __all__ = [
     "SIMILARITIES",
-    "divergence",
     "iou",
-    "iou_divergence",
     "prag",
-    "prag_divergence",
     "serp",
-    "serp_divergence",
 ]
 
 
@@ -76,26 +73,6 @@ def prag(a: Sequence[Hashable], n: Sequence[Hashable]) -> float:
             continue
         agreeing += sum(1 for r2 in ranks[pos + 1 :] if r1 < r2)
     return agreeing / (m * (m - 1) / 2)
-
-
-def divergence(similarity: float) -> float:
-    """Bias as divergence: 1 − similarity."""
-    return 1.0 - similarity
-
-
-def iou_divergence(a: Sequence[Hashable], n: Sequence[Hashable]) -> float:
-    """1 − IOU(a, n)."""
-    return divergence(iou(a, n))
-
-
-def serp_divergence(a: Sequence[Hashable], n: Sequence[Hashable]) -> float:
-    """1 − SERP(a, n)."""
-    return divergence(serp(a, n))
-
-
-def prag_divergence(a: Sequence[Hashable], n: Sequence[Hashable]) -> float:
-    """1 − PRAG(a, n)."""
-    return divergence(prag(a, n))
 
 
 Similarity = Callable[[Sequence[Hashable], Sequence[Hashable]], float]

@@ -46,6 +46,7 @@ from coldbias_tasks.core.title_match import (
     TitleMatcher,
     is_lead_in,
 )
+from coldbias_tasks.core.vocabulary import TitleKind, check_title_kind
 
 __all__ = ["MAX_ANSWER_CHARS", "Ranking", "parse_ranking"]
 
@@ -254,16 +255,23 @@ def _fit_line(line: str) -> str:
 
 
 def parse_ranking(
-    text: str, catalog: Sequence[str], k: int, aliases: Sequence[Sequence[str]] | None = None
+    text: str,
+    catalog: Sequence[str],
+    k: int,
+    aliases: Sequence[Sequence[str]] | None = None,
+    kind: TitleKind = "work",
 ) -> Ranking:
     """Parse ``text`` into at most ``k`` unique catalog indices (0-based), best first.
 
     Never raises for any ``str`` (a non-str is treated as empty); ``k <= 0`` or an empty catalog
     gives an empty ranking. ``aliases`` (parallel to ``catalog``) adds exact-only other names.
+    ``kind``: what the catalog's titles are (the domain's ``title_kind``: "work", "song",
+    "institution"); another kind raises SettingsError (the caller's error, not the answer's).
     """
+    check_title_kind(kind, "parse_ranking")
     if not isinstance(text, str) or k <= 0 or not catalog:
         return Ranking(items=())
-    matcher = TitleMatcher(build_index(catalog, aliases))
+    matcher = TitleMatcher(build_index(catalog, aliases, kind))
     text = strip_reasoning(strip_invisible(text[:MAX_ANSWER_CHARS]))
     structured = _structured_lines(text)
     raw_lines = structured if structured is not None else text.splitlines()

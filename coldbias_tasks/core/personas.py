@@ -166,11 +166,6 @@ class PersonaConfig:
         extra = tuple(Persona(replicate_id(j), "neutral") for j in range(1, replicates + 1))
         return (Persona(NEUTRAL_ID, "neutral"), *extra, *values)
 
-    def control_group(self) -> Group | None:
-        """The group whose values serve as control personas (kind ``control``, the placebo),
-        or None when the file has none."""
-        return next((g for g in self.groups.values() if g.kind == "control"), None)
-
     def language(self, code: str) -> Language:
         if code not in self.languages:
             raise PersonaError(

@@ -431,7 +431,7 @@ class TitleMatcher:
         splits: list[tuple[str, str]] = []
         entry_splits: list[tuple[str, str]] | None = None
         conflict = False
-        for text, fuzzy_ok, artist in _candidates(entry, index.songs):
+        for text, fuzzy_ok, artist in _candidates(entry, index.kind == "song"):
             hit, is_bare = self._lookup(text)
             if fuzzy_ok:
                 fuzzy_forms.append(text)
@@ -441,7 +441,7 @@ class TitleMatcher:
                 continue
             if hit == AMBIGUOUS:
                 return None, False
-            own_artist = index.artists[hit] if index.songs else ""
+            own_artist = index.artists[hit] if index.kind == "song" else ""
             if own_artist and (is_bare or artist is not None):
                 if artist is not None:
                     artists = [artist]

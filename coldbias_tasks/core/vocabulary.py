@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.resources import data_dir
@@ -33,9 +34,11 @@ __all__ = [
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
+    "TITLE_KINDS",
     "VARIANTS",
     "Domain",
-    "control_id",
+    "TitleKind",
+    "check_title_kind",
     "domain",
     "explicit_group",
     "group_name",
@@ -55,6 +58,26 @@ __all__ = [
 ]
 
 
+#: What a domain's catalog titles are, which decides how the parser matches them
+#: (``core/catalog_index.py``): "work" (a film, a book: the title as written, also "North by
+#: Northwest"), "song" ("Title by Artist": also "Artist - Title", the bare title…),
+#: "institution" (a university: institution words folded across languages, "Toronto
+#: University" = "University of Toronto").
+TitleKind = Literal["work", "song", "institution"]
+TITLE_KINDS: tuple[TitleKind, ...] = get_args(TitleKind)
+
+
+def check_title_kind(kind: str, owner: str) -> TitleKind:
+    """``kind`` when it is a :data:`TitleKind`; else SettingsError naming ``owner`` and the fix."""
+    if kind not in TITLE_KINDS:
+        raise SettingsError(
+            f"{owner}: title kind {kind!r} is not one of {', '.join(TITLE_KINDS)}; declare what "
+            'the titles are ("work" for films or books, "song" for "Title by Artist" strings, '
+            '"institution" for universities) in the Domain entry (title_kind=...).'
+        )
+    return kind  # type: ignore[return-value]
+
+
 @dataclass(frozen=True)
 class Domain:
     """One recommendation domain.
@@ -63,7 +86,9 @@ class Domain:
     the catalog column shown; ``schema``: every column's type, checked on load. ``stratum``: the
     field a seeded catalog subset is stratified by (None: simple random subset).
     ``exposure_fields``: catalog fields the report's exposure tables use by default.
-    ``catalog_file``: the JSONL catalog (default ``data/<name>.jsonl``).
+    ``catalog_file``: the JSONL catalog (default ``data/<name>.jsonl``). ``title_kind``: what
+    the titles are (:data:`TitleKind`), declared, never guessed from the titles (a book catalog
+    of "Title by Author" strings is "work", not "song").
     """
 
     name: str
@@ -74,6 +99,10 @@ class Domain:
     stratum: str | None = None
     exposure_fields: tuple[str, ...] = ()
     catalog_file: Path | None = field(default=None, compare=False)
+    title_kind: TitleKind = "work"
+
+    def __post_init__(self) -> None:
+        check_title_kind(self.title_kind, f"domain {self.name!r}")
 
     def catalog_path(self) -> Path:
         return self.catalog_file or data_dir() / f"{self.name}.jsonl"
@@ -95,10 +124,10 @@ DOMAINS: dict[str, Domain] = {d.name: d for d in (
     Domain("music", "songs", "song", "display",
            _schema("id:str title:str artist:str display:str year:int decade:str "
                    "artist_country:str genre:str"),
-           stratum="decade", exposure_fields=("decade", "genre")),
+           stratum="decade", exposure_fields=("decade", "genre"), title_kind="song"),
     Domain("college", "universities", "university", "name",
            _schema("id:str name:str country:str region:str aliases:list"),
-           stratum="region", exposure_fields=("region",)),
+           stratum="region", exposure_fields=("region",), title_kind="institution"),
 )}
 # fmt: on
 
@@ -156,11 +185,6 @@ def is_value_id(persona_id: str) -> bool:
 #: Persona ids of the control personas asked inside every attribute task (an irrelevant fact,
 #: taken from the placebo group): ``control.placebo.blue_car``.
 CONTROL_PREFIX = "control."
-
-
-def control_id(persona_id: str) -> str:
-    """Id of ``persona_id`` (a placebo persona) asked as a control inside another task."""
-    return CONTROL_PREFIX + persona_id
 
 
 def is_control_id(persona_id: str) -> bool:

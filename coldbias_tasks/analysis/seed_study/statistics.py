@@ -1,6 +1,6 @@
 """The statistics the seed study's design allows, on imported runs (docs/seed-study.md).
 
-The design (:data:`coldbias_tasks.analysis.seed_import.DESIGN`): per seed s one answer per
+The design (:data:`coldbias_tasks.analysis.seed_study.importer.DESIGN`): per seed s one answer per
 persona, every request of the seed's run sent with request seed s; one fixed catalog order;
 no second neutral answer per seed. So:
 
@@ -21,10 +21,7 @@ no second neutral answer per seed. So:
   independent samples; an exact two-sample permutation test over C(10, 5) = 252 splits
   (smallest two-sided p 2/252 ≈ 0.008) decides.
 
-The paper's replay (:func:`paper_figure`) follows the study's own ``result.py`` and
-``get_overall_stats.py`` conventions: per value phrase (a phrase used by two groups, e.g. "an
-American", counts once), 1 − Sim(value, neutral) per seed skipping empty value answers, mean and
-population std over seeds, then the mean of those over phrases.
+The seed-level figures these tests take are in :mod:`coldbias_tasks.analysis.seed_study.replay`.
 """
 
 from __future__ import annotations
@@ -32,30 +29,22 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from coldbias_tasks.analysis.run_data import ModelResults, TaskData
-from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.analysis.run_data import TaskData
+from coldbias_tasks.analysis.seed_study.replay import by_seed, divergence
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import relabel_p
-from coldbias_tasks.core.vocabulary import ALPHA, NEUTRAL_ID, is_value_id
+from coldbias_tasks.core.vocabulary import ALPHA
 
 __all__ = [
-    "STUDY_GROUP_ORDER",
-    "PaperFigure",
     "Test",
-    "coupling",
-    "domain_tasks",
     "neutral_relabel_test",
     "paired_test",
-    "paper_figure",
     "persona_disparity_test",
-    "phrase_key",
-    "seed_means",
-    "seed_shares",
     "subset_relabel_test",
     "trend_test",
     "two_sample_test",
@@ -65,104 +54,6 @@ __all__ = [
 ]
 
 NAN = float("nan")
-
-
-def phrase_key(persona_id: str) -> str:
-    """The study keys its figures by value phrase: "country.american" and
-    "continent.american" are one key ("american")."""
-    return persona_id.split(".", 1)[-1]
-
-
-def _div(metric: str, a: Sequence[int], b: Sequence[int]) -> float:
-    return 1.0 - SIMILARITIES[metric](a, b)
-
-
-def domain_tasks(model: ModelResults, domain: str, variant: str = "plain") -> list[TaskData]:
-    """The model's tasks of one domain and variant (attribute groups), by name."""
-    return [
-        t for _, t in sorted(model.tasks.items()) if t.domain == domain and t.variant == variant
-    ]
-
-
-#: The study's group order (its sensitive_attributes.json); a phrase used by two groups keeps
-#: the answer of the later one in its result.py ("an American": continent, "an Asian": race).
-STUDY_GROUP_ORDER = ("country", "gender", "continent", "occupation", "race", "religion", "physics")
-
-
-def _by_seed(tasks: Iterable[TaskData]) -> tuple[dict[int, AnswerRecord], dict[str, dict]]:
-    """(neutral by repeat, phrase key → repeat → value answer); a phrase in two groups keeps
-    the answer of the group later in :data:`STUDY_GROUP_ORDER`, as the study's result.py."""
-    neutral: dict[int, AnswerRecord] = {}
-    values: dict[str, dict[int, AnswerRecord]] = defaultdict(dict)
-    rank = {g: i for i, g in enumerate(STUDY_GROUP_ORDER)}
-    for task in sorted(tasks, key=lambda t: rank.get(t.group, len(rank))):
-        for r in task.records:
-            if r.persona_id == NEUTRAL_ID:
-                neutral[r.repeat] = r
-            elif is_value_id(r.persona_id):
-                values[phrase_key(r.persona_id)][r.repeat] = r
-    return neutral, dict(values)
-
-
-@dataclass(frozen=True)
-class PaperFigure:
-    """The paper's number for one model × domain: ``mean`` of the values' mean divergence,
-    ``std`` the mean of their population std over seeds; ``n_values`` phrases, ``n_seeds``."""
-
-    mean: float
-    std: float
-    n_values: int
-    n_seeds: int
-
-
-def paper_figure(tasks: Sequence[TaskData], metric: str = "iou") -> PaperFigure:
-    """Replay of the study's result.py + get_overall_stats.py on imported answers."""
-    neutral, values = _by_seed(tasks)
-    means, stds = [], []
-    for by_repeat in values.values():
-        xs = [
-            _div(metric, by_repeat[r].items, neutral[r].items)
-            for r in sorted(by_repeat)
-            if r in neutral and by_repeat[r].items  # result.py skips empty value answers
-        ]
-        if xs:
-            means.append(float(np.mean(xs)))
-            stds.append(float(np.std(xs)))
-    if not means:
-        return PaperFigure(NAN, NAN, 0, len(neutral))
-    return PaperFigure(float(np.mean(means)), float(np.mean(stds)), len(means), len(neutral))
-
-
-def seed_means(tasks: Sequence[TaskData], metric: str = "iou") -> dict[int, float]:
-    """Per seed (repeat): the mean over phrases of D(V_s, N_s) (empty value answers skipped):
-    the seed-level figure whose mean over seeds is close to :func:`paper_figure`."""
-    neutral, values = _by_seed(tasks)
-    out = {}
-    for r in sorted(neutral):
-        xs = [
-            _div(metric, v[r].items, neutral[r].items)
-            for v in values.values()
-            if r in v and v[r].items
-        ]
-        if xs:
-            out[r] = float(np.mean(xs))
-    return out
-
-
-def coupling(tasks: Sequence[TaskData], metric: str = "iou") -> tuple[float, float, float]:
-    """(same-seed D(V_s, N_s), cross-seed D(V_s, N_t), cross-seed neutral floor D(N_s, N_t)),
-    means over values and seed pairs. Same-seed below cross-seed means the shared request
-    seed couples a value's answer to its seed's neutral answer."""
-    neutral, values = _by_seed(tasks)
-    same, cross = [], []
-    for v in values.values():
-        for s, t in itertools.product(sorted(v), sorted(neutral)):
-            (same if s == t else cross).append(_div(metric, v[s].items, neutral[t].items))
-    floor = [
-        _div(metric, neutral[s].items, neutral[t].items)
-        for s, t in itertools.permutations(sorted(neutral), 2)
-    ]
-    return tuple(float(np.mean(x)) if x else NAN for x in (same, cross, floor))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -216,7 +107,7 @@ def value_swap_test(task: TaskData, persona: str, metric: str = "iou") -> Test:
     coupling inside a seed does not enter): mean D(V_s, N_t) − ½[mean D(N_s, N_t) +
     mean D(V_s, V_t)], s ≠ t. Symmetric under swapping every seed, so 2^(S−1) distinct values:
     smallest p = 2 / 2^S."""
-    neutral, _ = _by_seed([task])
+    neutral, _ = by_seed([task])
     value = {r.repeat: r for r in task.records if r.persona_id == persona}
     seeds = sorted(set(neutral) & set(value))
     if len(seeds) < 2:
@@ -226,9 +117,9 @@ def value_swap_test(task: TaskData, persona: str, metric: str = "iou") -> Test:
         v = [neutral[s] if f else value[s] for s, f in zip(seeds, flip)]
         n = [value[s] if f else neutral[s] for s, f in zip(seeds, flip)]
         pairs = list(itertools.permutations(range(len(seeds)), 2))
-        vn = np.mean([_div(metric, v[i].items, n[j].items) for i, j in pairs])
-        nn = np.mean([_div(metric, n[i].items, n[j].items) for i, j in pairs])
-        vv = np.mean([_div(metric, v[i].items, v[j].items) for i, j in pairs])
+        vn = np.mean([divergence(metric, v[i].items, n[j].items) for i, j in pairs])
+        nn = np.mean([divergence(metric, n[i].items, n[j].items) for i, j in pairs])
+        vv = np.mean([divergence(metric, v[i].items, v[j].items) for i, j in pairs])
         return float(vn - (nn + vv) / 2)
 
     flips = list(itertools.product((False, True), repeat=len(seeds)))
@@ -236,13 +127,6 @@ def value_swap_test(task: TaskData, persona: str, metric: str = "iou") -> Test:
     observed = values[0]
     p = sum(x >= observed - 1e-12 for x in values) / len(values)
     return Test(observed, p, 2.0 / len(values), len(seeds), "within-seed swap")
-
-
-def seed_shares(
-    task: TaskData, persona: str, member: Callable[[AnswerRecord], float]
-) -> dict[int, float]:
-    """Per seed: ``member(answer)`` (e.g. the share of action films) of the persona's answer."""
-    return {r.repeat: member(r) for r in task.records if r.persona_id == persona}
 
 
 def verdict(test: Test, claimed_sign: int, alpha: float = ALPHA) -> str:
@@ -385,7 +269,7 @@ def persona_disparity_test(
     n = len(personas)
     pairs = list(itertools.permutations(range(len(seeds)), 2))
     d = np.array([
-        [[_div(metric, by_seed[seeds[s]][p].items, by_seed[seeds[t]][q].items)
+        [[divergence(metric, by_seed[seeds[s]][p].items, by_seed[seeds[t]][q].items)
           for q in personas] for p in personas]
         for s, t in pairs
     ])  # fmt: skip  # (pairs, n, n)

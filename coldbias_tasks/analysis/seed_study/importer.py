@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.analysis.seed_files import (
+from coldbias_tasks.analysis.seed_study.files import (
     SOURCE_REPO,
     git_commit,
     literal_set,
