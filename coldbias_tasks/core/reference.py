@@ -8,7 +8,11 @@ each was derived. A domain without a file has no reference list (None).
 
 Matching reuses the catalog's index and matcher (``core/catalog_index.py``,
 ``core/title_match.py``: exact normalised keys, derived aliases, guarded fuzzy) over the
-reference titles; titles two entries share (remakes) match only through a stated year.
+reference titles. Titles two entries share (remakes) match only through a stated year, and so
+does a bare title that the list also holds with subtitles ("The Lord of the Rings" beside "The
+Lord of the Rings: The Return of the King": the entry names the series as often as that film).
+In a list of institutions, an abbreviation the entry adds in brackets must fit the name ("University
+of Science and Technology (IST)" is not the Sudanese "University of Science and Technology").
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from coldbias_tasks.core.catalog_index import build_index, normalized_key
+from coldbias_tasks.core.catalog_index import (
+    ABBREVIATION,
+    DIGITS,
+    TRAILING_PAREN,
+    abbreviates,
+    build_index,
+    normalized_key,
+)
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.resources import data_dir
@@ -69,6 +80,12 @@ class Reference:
         for row, entry in enumerate(entries):
             shared.setdefault(normalized_key(entry.title), []).append(row)
         self._shared = {k: tuple(rows) for k, rows in shared.items() if len(rows) > 1}
+        heads = {normalized_key(e.title.split(":", 1)[0]) for e in entries if ":" in e.title}
+        self._series = frozenset(
+            row
+            for row, entry in enumerate(entries)
+            if ":" not in entry.title and normalized_key(entry.title) in heads
+        )
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -83,7 +100,11 @@ class Reference:
         that share a title (remakes)."""
         hit, _ = self._matcher.match(text)
         if hit is not None:
-            return self.entries[hit] if self._fits(year, hit) else None
+            if not self._fits(year, hit) or (year is None and hit in self._series):
+                return None
+            if self._matcher.index.institutions and not self._abbreviation_fits(text, hit):
+                return None
+            return self.entries[hit]
         if year is None:
             return None
         head = _BEFORE_YEAR.match(MARKDOWN.sub("", text))
@@ -94,6 +115,20 @@ class Reference:
         exact = [r for r in fitting if self.entries[r].year == year]
         chosen = exact if len(exact) == 1 else fitting
         return self.entries[chosen[0]] if len(chosen) == 1 else None
+
+    def _abbreviation_fits(self, text: str, row: int) -> bool:
+        """Whether an abbreviation in brackets at the end of ``text`` ("… (IST)") is one of
+        the entry's names or abbreviates its title; True when there is none."""
+        paren = TRAILING_PAREN.search(text.strip())
+        if paren is None:
+            return True
+        short = paren.group().strip().strip("()[]").strip()
+        if DIGITS.match(short) or not ABBREVIATION.match(short):
+            return True
+        entry = self.entries[row]
+        names = [entry.title, *entry.aliases]
+        key = normalized_key(short)
+        return any(normalized_key(n) == key or abbreviates(short, n) for n in names)
 
 
 def _entry(path: Path, line: int, obj: dict[str, object]) -> RefEntry:
@@ -128,6 +163,11 @@ def load_reference(domain: str) -> Reference | None:
     if duplicates:
         raise CatalogError(f"{path}: {duplicates} reference ids repeat; ids must be unique.")
     sources_path = folder / "sources.json"
+    if not sources_path.is_file():
+        raise CatalogError(
+            f"{sources_path} is missing: it states each reference list's source, licence and "
+            f"coverage; add it with a 'coverage' sentence for {domain!r}."
+        )
     try:
         sources = json.loads(read_text(sources_path, CatalogError))
         coverage = str(sources[domain]["coverage"])
