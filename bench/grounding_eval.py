@@ -36,11 +36,12 @@ _MARKER = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,3}\s*[.)]\s*)")
 
 
 def answer_entries(answer: str) -> Iterator[str]:
-    """The list entries of one answer: its lines with a list marker, or every non-empty line
-    when none has one (the unit the labels are written for)."""
+    """The list entries of one answer, without their list markers: its lines with a marker,
+    or every non-empty line when none has one (the unit the labels are written for)."""
     lines = [line.strip() for line in answer.splitlines() if line.strip()]
     marked = [line for line in lines if _MARKER.match(line)]
-    yield from marked or lines
+    for line in marked or lines:
+        yield _MARKER.sub("", line, count=1).strip()
 
 
 def read_jsonl(path: Path) -> list[dict]:
