@@ -11,8 +11,10 @@ Matching reuses the catalog's index and matcher (``core/catalog_index.py``,
 reference titles. Titles two entries share (remakes) match only through a stated year, and so
 does a bare title that the list also holds with subtitles ("The Lord of the Rings" beside "The
 Lord of the Rings: The Return of the King": the entry names the series as often as that film).
-In a list of institutions, an abbreviation the entry adds in brackets must fit the name ("University
-of Science and Technology (IST)" is not the Sudanese "University of Science and Technology").
+An abbreviation in brackets grounds only with the name beside it ("Singapore (NUS)" grounds in
+the catalog, never in the reference), and in a list of institutions it must fit the name
+("University of Science and Technology (IST)" is not the Sudanese "University of Science and
+Technology").
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from pathlib import Path
 
 from coldbias_tasks.core.catalog_index import (
     ABBREVIATION,
+    ANY_PAREN,
     DIGITS,
     TRAILING_PAREN,
     abbreviates,
     build_index,
+    is_abbreviation,
     normalized_key,
 )
 from coldbias_tasks.core.errors import CatalogError
@@ -44,6 +48,7 @@ YEAR_TOLERANCE = 1
 #: A reference file larger than this is refused (the shipped ones are < 3 MB).
 MAX_REFERENCE_BYTES = 16 << 20
 _BEFORE_YEAR = re.compile(r"^(.*?)\s*(?:[(\[]|[-–—,]\s*(?:18|19|20)\d\d)")
+_PAREN_CONTENT = re.compile(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]")
 _STRIP = " \t\"'“”«»„*_`-–—:;,."
 
 
@@ -102,6 +107,8 @@ class Reference:
         if hit is not None:
             if not self._fits(year, hit) or (year is None and hit in self._series):
                 return None
+            if not self._named_outside_brackets(text, hit):
+                return None
             if self._matcher.index.institutions and not self._abbreviation_fits(text, hit):
                 return None
             return self.entries[hit]
@@ -115,6 +122,18 @@ class Reference:
         exact = [r for r in fitting if self.entries[r].year == year]
         chosen = exact if len(exact) == 1 else fitting
         return self.entries[chosen[0]] if len(chosen) == 1 else None
+
+    def _named_outside_brackets(self, text: str, row: int) -> bool:
+        """Whether an entry that carries an abbreviation in brackets ("Colorado (UCD)",
+        "Vincennes (Paris VIII) Saint-Denis") names ``row`` also without the brackets: an
+        abbreviation alone grounds nothing in a list this large. True without such brackets."""
+        if "(" not in text and "[" not in text:
+            return True
+        parts = [m.group(1) for m in _PAREN_CONTENT.finditer(text)]
+        if not any(is_abbreviation(p.strip()) and not DIGITS.match(p.strip()) for p in parts):
+            return True
+        bare = ANY_PAREN.sub("", text).strip()
+        return bool(bare) and self._matcher.match(bare)[0] == row
 
     def _abbreviation_fits(self, text: str, row: int) -> bool:
         """Whether an abbreviation in brackets at the end of ``text`` ("… (IST)") is one of
