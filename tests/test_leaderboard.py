@@ -22,8 +22,10 @@ from coldbias_tasks.analysis import intervals, leaderboard, leaderboard_columns
 from coldbias_tasks.analysis.leaderboard_columns import ColumnSpec, Family, Slot
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.metric_specs import DIVERGENCE, EXCESS, metric_spec
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table
@@ -204,7 +206,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
     summary = summarize_group(task.records).metrics["iou"]
-    series = intervals.metric_series(summary, "divergence")
+    series = DIVERGENCE.series_of(summary)
     # the series is the per-repeat mean over values; its mean is the task figure
     repeats = sorted(summary.values[0].by_repeat)
     per_repeat = [np.mean([v.by_repeat[r] for v in summary.values]) for r in repeats]
@@ -213,19 +215,27 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     low, high = intervals.t_interval(series)
     half = stats.t.ppf(0.975, len(per_repeat) - 1) * np.std(per_repeat, ddof=1)
     assert (high - low) / 2 == pytest.approx(half / np.sqrt(len(per_repeat)))
-    excess = intervals.metric_series(summary, "excess")
+    excess = EXCESS.series_of(summary)
     assert float(np.mean(list(excess.values()))) == pytest.approx(summary.excess)
     # one repeat: no interval; a difference only over repeats both series have
     assert all(math.isnan(x) for x in intervals.t_interval({0: 0.3}))
     assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 0.5, 2: 9.0}], (1, -1)) == {1: 1.5}
     assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 4.0}]) == {0: 1.0, 1: 3.0}
+    # a selector is a declared quantity: a name, or one without a series, is refused
+    rep = summarize_task(task)
+    with pytest.raises(TypeError, match="MetricSpec"):
+        rep.value("iou", "excess")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no per-repeat series"):
+        rep.series_of("iou", metric_spec("snsr"))
+    with pytest.raises(ValueError, match="no per-similarity quantity"):
+        rep.value("iou", metric_spec("exact_k_rate"))
     # all answers identical → zero-width interval
     same = write_run(
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
     serp = summarize_group(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
-    assert intervals.t_interval(intervals.metric_series(serp, "divergence")) == (0.0, 0.0)
+    assert intervals.t_interval(DIVERGENCE.series_of(serp)) == (0.0, 0.0)
 
 
 def test_t_interval_covers_at_its_level_with_five_repeats() -> None:

@@ -27,7 +27,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     EeeScore,
     ModelData,
     model_data,
-    overall_disparity,
+    overall_stderr,
 )
 from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
@@ -110,7 +110,7 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
     ranked = {}
     usual = _usual_sampling(models)
     for i, d in enumerate(models):
-        value, _ = overall_disparity(d)
+        value, _ = overall_stderr(d)
         if d.degenerate or math.isnan(value) or _sampling(d.model) != usual:
             continue
         terms = [
