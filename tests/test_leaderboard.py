@@ -101,6 +101,21 @@ def test_other_model_args_make_another_row(tmp_path: Path) -> None:
     b = write_run(tmp_path / "b", {"coldbias_movie_gender": lines}, model="m/x", backend="hf")
     lb = leaderboard.build_leaderboard([a, b], resamples=50)
     assert sorted(labels(lb)) == ["m/x [hf; dtype=bfloat16]", "m/x [vllm; dtype=bfloat16]"]
+    # the label is a record (name, qualifier), never parsed back from its text
+    parts = sorted((r.model.row_label.name, r.model.row_label.qualifier) for r in lb.rows)
+    assert parts == [("m/x", "hf; dtype=bfloat16"), ("m/x", "vllm; dtype=bfloat16")]
+    page = html_page(lb)
+    assert '>m/x</span><br><span class="small">[hf; dtype=bfloat16]</span>' in page
+
+
+def test_a_label_names_its_parts_and_numbers_rows_still_alike() -> None:
+    from coldbias_tasks.analysis.pooling import _model_label
+    from coldbias_tasks.analysis.run_data import RowLabel
+
+    rows = [("org/m [x]", "hf", {}), ("org/m [x]", "hf", {})]
+    found = _model_label(rows)
+    assert found == [RowLabel("org/m [x]", "hf"), RowLabel("org/m [x]", "hf", 2)]
+    assert [str(x) for x in found] == ["org/m [x] [hf]", "org/m [x] [hf] #2"]
 
 
 def test_a_column_is_one_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -195,8 +195,10 @@ def _html_cell(row: Row, col: Column) -> tuple[str, object]:
     cell = row.cells.get(col.key)
     if col.key == "model":
         tip = ", ".join(f"{k}={v}" for k, v in sorted(row.model.model_args.items()))
-        name, _, rest = row.label.partition(" [")
-        detail = f'<br><span class="small">[{H.esc(rest)}</span>' if rest else ""
+        label = row.model.row_label
+        name = label.name if label.qualifier else str(label)
+        rest = f"[{label.qualifier}]{label.suffix}" if label.qualifier else ""
+        detail = f'<br><span class="small">{H.esc(rest)}</span>' if rest else ""
         flag = ' <span class="bad">⚠ DEGENERATE</span>' if row.degenerate else ""
         return f'<span title="{H.esc(tip)}">{H.esc(name)}</span>{flag}{detail}', row.label
     if col.key == "degenerate":
