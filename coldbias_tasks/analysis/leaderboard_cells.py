@@ -60,14 +60,16 @@ def counted(task: TaskData) -> bool:
     return plain_group and task.variant != "implicit"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelData:
-    """Everything the cell functions of one model's row read. ``domains`` and ``groups`` map a
-    column key part ("books", "books_context", "gender") to its tasks and ``(name, variant)``;
-    ``placebo``: domain → the plain placebo task; ``reverse``: domain or "group_<group>" → (rank
-    gap, bootstrap draws) of its reverse tasks. ``rank``, ``tier`` and ``prompt`` are filled by
-    passes over all models (``None`` when the model has none); ``eee``: column key → its Every
-    Eval Ever score."""
+    """Everything the cell functions of one model's row read, computed once (frozen).
+    ``domains`` and ``groups`` map a column key part ("books", "books_context", "gender") to
+    its tasks and ``(name, variant)``; ``placebo``: domain → the plain placebo task;
+    ``reverse``: domain or "group_<group>" → (rank gap, bootstrap draws) of its reverse tasks.
+    What needs all models — ``rank``, ``tier``, ``prompt`` (``None`` when the model has none)
+    and ``eee`` (column key → its Every Eval Ever score) — is given by
+    :func:`~coldbias_tasks.analysis.leaderboard.build_rows` as it makes the final record
+    (:func:`dataclasses.replace` of :func:`model_data`'s)."""
 
     model: ModelResults
     stats: list[TaskStats]
@@ -125,22 +127,21 @@ def model_data(model: ModelResults, stats: list[TaskStats], resamples: int) -> M
             domains[dkey].append(s)
     records = [r for t in model.tasks.values() for r in t.records]
     answers = pooled_answers(records)
-    data = ModelData(
+    by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    complete: list[float] = []
+    for task in model.reverse.values():
+        summary = summarize_reverse(task.records)
+        part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
+        by_group[task.group].append(part)
+        if task.group != PLACEBO_GROUP:
+            by_domain[task.domain].append(part)
+        complete.append(summary.complete_rate)
+    reverse = dict(by_domain) | {f"group_{g}": parts for g, parts in by_group.items()}
+    return ModelData(
         model, stats, dict(domains), domain_names, dict(groups), group_names, placebo, answers,
-        len(records), degenerate_reasons(answers.fidelity, answers.positions),
+        len(records), degenerate_reasons(answers.fidelity, answers.positions), reverse, complete,
     )  # fmt: skip
-    if model.reverse:
-        by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-        by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-        for task in model.reverse.values():
-            summary = summarize_reverse(task.records)
-            part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
-            by_group[task.group].append(part)
-            if task.group != PLACEBO_GROUP:
-                by_domain[task.domain].append(part)
-            data.reverse_complete.append(summary.complete_rate)
-        data.reverse = dict(by_domain) | {f"group_{g}": parts for g, parts in by_group.items()}
-    return data
 
 
 def cell_of(value: float, series: Series, quantity: MetricSpec | None = None) -> Cell:
