@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
@@ -334,6 +334,11 @@ class Outcome:
     stderr: float = math.nan
 
 
+def _test_interval(test: Callable[[Any], Outcome], part: Any) -> tuple[float, float]:
+    found = test(part)
+    return found.ci_low, found.ci_high
+
+
 def _verdict_of(test: Callable[[Any], Outcome]) -> Callable[[Any], str]:
     def verdict(part: Any) -> str:
         p, alpha = test(part).p_value, getattr(part, "alpha", 0.05)
@@ -366,7 +371,7 @@ def declare_test(
         probe = {"series": lambda part: test(part).by_repeat or {}}
     estimate = MetricSpec(
         name, lambda part: test(part).estimate, higher_is_better, range, label, description,
-        interval=lambda part: (test(part).ci_low, test(part).ci_high), verdict=_verdict_of(test),
+        interval=partial(_test_interval, test), verdict=_verdict_of(test),
         **probe, **more,
     )  # fmt: skip
     p_more = {k: v for k, v in more.items() if k in ("scope", "controls", "sampling")}
