@@ -108,6 +108,23 @@ def test_other_model_args_make_another_row(tmp_path: Path) -> None:
     assert '>m/x</span><br><span class="small">[hf; dtype=bfloat16]</span>' in page
 
 
+def test_model_scores_are_frozen_once_made(tmp_path: Path) -> None:
+    """A row's ModelData is made once, with its rank and tier: no pass fills it later."""
+    import dataclasses
+
+    from coldbias_tasks.analysis.leaderboard_cells import model_data
+
+    out = write_run(tmp_path / "o", fair_tasks())
+    (model,) = pool_runs(load_folder(out))
+    data = model_data(model, [summarize_task(t) for t in model.tasks.values()], 20)
+    assert data.rank is None and data.tier is None and data.reverse == {}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        data.rank = "1"  # type: ignore[misc]
+    (row,) = leaderboard.build_rows([model], 20)[1]
+    # one phrasing per value: no headline, so neither rank nor tier (test_ranking ranks)
+    assert "rank" not in row.cells and "tier" not in row.cells and row.cells["n"].value == data.n
+
+
 def test_a_label_names_its_parts_and_numbers_rows_still_alike() -> None:
     from coldbias_tasks.analysis.pooling import _model_label
     from coldbias_tasks.analysis.run_data import RowLabel
