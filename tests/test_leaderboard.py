@@ -22,8 +22,10 @@ from coldbias_tasks.analysis import intervals, leaderboard, leaderboard_columns
 from coldbias_tasks.analysis.leaderboard_columns import ColumnSpec, Family, Slot
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.metric_specs import DIVERGENCE, EXCESS, metric_spec
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table
@@ -99,6 +101,38 @@ def test_other_model_args_make_another_row(tmp_path: Path) -> None:
     b = write_run(tmp_path / "b", {"coldbias_movie_gender": lines}, model="m/x", backend="hf")
     lb = leaderboard.build_leaderboard([a, b], resamples=50)
     assert sorted(labels(lb)) == ["m/x [hf; dtype=bfloat16]", "m/x [vllm; dtype=bfloat16]"]
+    # the label is a record (name, qualifier), never parsed back from its text
+    parts = sorted((r.model.row_label.name, r.model.row_label.qualifier) for r in lb.rows)
+    assert parts == [("m/x", "hf; dtype=bfloat16"), ("m/x", "vllm; dtype=bfloat16")]
+    page = html_page(lb)
+    assert '>m/x</span><br><span class="small">[hf; dtype=bfloat16]</span>' in page
+
+
+def test_model_scores_are_frozen_once_made(tmp_path: Path) -> None:
+    """A row's ModelData is made once, with its rank and tier: no pass fills it later."""
+    import dataclasses
+
+    from coldbias_tasks.analysis.leaderboard_cells import model_data
+
+    out = write_run(tmp_path / "o", fair_tasks())
+    (model,) = pool_runs(load_folder(out))
+    data = model_data(model, [summarize_task(t) for t in model.tasks.values()], 20)
+    assert data.rank is None and data.tier is None and data.reverse == {}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        data.rank = "1"  # type: ignore[misc]
+    (row,) = leaderboard.build_rows([model], 20)[1]
+    # one phrasing per value: no headline, so neither rank nor tier (test_ranking ranks)
+    assert "rank" not in row.cells and "tier" not in row.cells and row.cells["n"].value == data.n
+
+
+def test_a_label_names_its_parts_and_numbers_rows_still_alike() -> None:
+    from coldbias_tasks.analysis.pooling import _model_label
+    from coldbias_tasks.analysis.run_data import RowLabel
+
+    rows = [("org/m [x]", "hf", {}), ("org/m [x]", "hf", {})]
+    found = _model_label(rows)
+    assert found == [RowLabel("org/m [x]", "hf"), RowLabel("org/m [x]", "hf", 2)]
+    assert [str(x) for x in found] == ["org/m [x] [hf]", "org/m [x] [hf] #2"]
 
 
 def test_a_column_is_one_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -204,7 +238,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
     summary = summarize_group(task.records).metrics["iou"]
-    series = intervals.metric_series(summary, "divergence")
+    series = DIVERGENCE.series_of(summary)
     # the series is the per-repeat mean over values; its mean is the task figure
     repeats = sorted(summary.values[0].by_repeat)
     per_repeat = [np.mean([v.by_repeat[r] for v in summary.values]) for r in repeats]
@@ -213,19 +247,27 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     low, high = intervals.t_interval(series)
     half = stats.t.ppf(0.975, len(per_repeat) - 1) * np.std(per_repeat, ddof=1)
     assert (high - low) / 2 == pytest.approx(half / np.sqrt(len(per_repeat)))
-    excess = intervals.metric_series(summary, "excess")
+    excess = EXCESS.series_of(summary)
     assert float(np.mean(list(excess.values()))) == pytest.approx(summary.excess)
     # one repeat: no interval; a difference only over repeats both series have
     assert all(math.isnan(x) for x in intervals.t_interval({0: 0.3}))
     assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 0.5, 2: 9.0}], (1, -1)) == {1: 1.5}
     assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 4.0}]) == {0: 1.0, 1: 3.0}
+    # a selector is a declared quantity: a name, or one without a series, is refused
+    rep = summarize_task(task)
+    with pytest.raises(TypeError, match="MetricSpec"):
+        rep.value("iou", "excess")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no per-repeat series"):
+        rep.series_of("iou", metric_spec("snsr"))
+    with pytest.raises(ValueError, match="no per-similarity quantity"):
+        rep.value("iou", metric_spec("exact_k_rate"))
     # all answers identical → zero-width interval
     same = write_run(
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
     serp = summarize_group(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
-    assert intervals.t_interval(intervals.metric_series(serp, "divergence")) == (0.0, 0.0)
+    assert intervals.t_interval(DIVERGENCE.series_of(serp)) == (0.0, 0.0)
 
 
 def test_t_interval_covers_at_its_level_with_five_repeats() -> None:

@@ -13,15 +13,19 @@ import pandas as pd
 import pytest
 
 from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.metric_file import sampled_fields
 from coldbias_tasks.core.metric_specs import (
     MetricSpec,
+    Outcome,
     declare,
+    declare_test,
     declared,
     lm_metrics,
     metric_spec,
     ordered,
     withdraw,
 )
+from coldbias_tasks.core.series import t_interval
 from coldbias_tasks.core.vocabulary import FILTER_NAME, SIMILARITY_NAMES
 from coldbias_tasks.lmeval import harness, taskgen
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -80,6 +84,100 @@ def test_a_metric_declared_once_reaches_lm_eval_the_report_and_the_leaderboard(
 
     assert f"| `{TOY}` | ↑ | [0, 250] | half the mean number" in taskgen.metric_table()
     assert f"| `{TOY}` | true | false |" in taskgen.eee_directions_table()
+
+
+SIGN = "toy_sign"
+
+
+def _toy_sign(ms: object) -> Outcome:
+    """A toy statistical test of one similarity's summary: the share of repeats in which the
+    sentences' mean divergence is above the noise floor (mean excess > 0), its one-sided sign
+    test against 1/2 (exact binomial) and the Clopper–Pearson 95 % interval; per repeat 1 or 0.
+    NaN with no repeat (e.g. withheld answers)."""
+    from scipy.stats import binomtest
+
+    series = ms.excess_by_repeat  # type: ignore[attr-defined]
+    above = {r: float(x > 0) for r, x in series.items()}
+    if not above:
+        return Outcome(math.nan, math.nan)
+    test = binomtest(int(sum(above.values())), len(above), 0.5, alternative="greater")
+    ci = test.proportion_ci(0.95, method="exact")
+    return Outcome(test.statistic, test.pvalue, ci.low, ci.high, above)
+
+
+@pytest.fixture
+def sign_test() -> Iterator[tuple[MetricSpec, MetricSpec]]:
+    specs = declare_test(
+        SIGN, _toy_sign, higher_is_better=False, range=(0.0, 1.0), label="{M} toy sign share",
+        description="share of repeats whose mean excess is above 0 (a test's toy statistic)",
+        scope="similarity", series=True, pooling="repeats", leaderboard="tasks",
+    )  # fmt: skip
+    yield specs
+    withdraw(SIGN)
+    withdraw(f"{SIGN}_p")
+
+
+def test_a_statistical_test_declared_once_reaches_lm_eval_the_report_and_the_leaderboard(
+    sign_test: tuple[MetricSpec, MetricSpec], tmp_path: Path
+) -> None:
+    """One function (:func:`_toy_sign`) and one declaration (the fixture) give the toy test's
+    estimate and p-value lm-eval keys and values, report columns with its interval and
+    verdict, and a leaderboard column with its interval over repeats; the same numbers."""
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.analysis.summaries import summarize_task
+    from coldbias_tasks.app.commands import build_report, write_leaderboard
+
+    estimate, p_spec = sign_test
+    assert p_spec.kind == "p" and not p_spec.averaged and estimate.interval_report_columns
+    tasks = tmp_path / "tasks"
+    assert taskgen.main(["--out", str(tasks)]) == 0
+    template = (tasks / "_coldbias_template_yaml").read_text(encoding="utf-8")
+    assert f"metric: iou_{SIGN}_p\n" in template
+
+    run = tmp_path / "run"
+    metadata = {"coldbias_n_items": 30, "coldbias_k": 4, "coldbias_repeats": 4, "coldbias_seed": 3,
+                "coldbias_replicates": 1}  # fmt: skip
+    skewed = SyntheticRecommender(seed=2, effect={"gender.girl": lambda i: 3.0 if i % 2 else 1.0})
+    results = run_synthetic(skewed, ["coldbias_movie_gender"], metadata, run, include_path=tasks)
+    found = results["results"]["coldbias_movie_gender"]
+    value, p_value = found[f"iou_{SIGN},{FILTER_NAME}"], found[f"iou_{SIGN}_p,{FILTER_NAME}"]
+    assert 0.0 <= value <= 1.0 and 0.0 < p_value <= 1.0
+
+    build_report(run, tmp_path / "report")
+    groups = pd.read_csv(tmp_path / "report" / "groups.csv").set_index("metric")
+    assert groups.loc["iou", SIGN] == pytest.approx(value)
+    assert groups.loc["iou", f"{SIGN}_p"] == pytest.approx(p_value, rel=1e-5)
+    low, high = groups.loc["iou", f"{SIGN}_ci_low"], groups.loc["iou", f"{SIGN}_ci_high"]
+    assert 0.0 <= low <= value <= high <= 1.0
+    assert groups.loc["iou", f"{SIGN}_verdict"].startswith(("detected", "not detected"))
+    assert list(groups.columns)[-1] == f"{SIGN}_p"  # declared after the layout: last
+
+    write_leaderboard(build_leaderboard([run], resamples=50), tmp_path / "lb")
+    long = pd.read_csv(tmp_path / "lb" / "leaderboard_long.csv").set_index("column")
+    cell = long.loc[f"iou_{SIGN}"]
+    assert float(cell["value"]) == pytest.approx(value)
+    (task,) = [t for r in _runs(run) for t in r.tasks.values()]
+    series = summarize_task(task).series_of("iou", estimate)  # the pooled interval's repeats
+    assert len(series) == 4 and (float(cell["ci_low"]), float(cell["ci_high"])) == (
+        pytest.approx(t_interval(series, bounds=(0.0, 1.0)), nan_ok=True)
+    )
+    assert "toy sign share ↓" in (tmp_path / "lb" / "leaderboard.md").read_text()
+
+
+def _runs(folder: Path) -> list:
+    from coldbias_tasks.analysis.pooling import pool_runs
+    from coldbias_tasks.analysis.run_files import load_folder
+
+    return pool_runs(load_folder(folder))
+
+
+def test_a_sampled_quantity_must_be_declared_in_the_file() -> None:
+    """Deterministic answers blank the fields the file lists: a quantity declared in code that
+    says it depends on sampling would not be blanked, so it is refused."""
+    with pytest.raises(ValueError, match=r"declared in data/metrics\.yaml"):
+        declare(MetricSpec("x_share", attrgetter("mean"), False, (0, 1), "x", "", "similarity",
+                           sampling=True))  # fmt: skip
+    assert sampled_fields() == ("excess", "group_p", "flagged_share")
 
 
 def test_a_withdrawn_metric_is_gone_everywhere(toy: MetricSpec) -> None:
@@ -174,6 +272,10 @@ def test_metric_tables_are_current() -> None:
         ("value: fidelity.exact_k_rate\n  scope: items", "scope 'items' is not one of"),
         ("value: fidelity.exact_k_rate\n  controls: 'no'", "controls must be true or false"),
         ("value: fidelity.exact_k_rate\n  kind: p\n  range: [0, 2]", "a p-value has range"),
+        ("value: fidelity.exact_k_rate\n  verdict: nope", "verdict 'nope' is no rule"),
+        ("value: fidelity.exact_k_rate\n  series: fidelity", "no per-repeat mapping"),
+        ("value: fidelity.exact_k_rate\n  interval: [fidelity.fill_rate]", "interval must be"),
+        ("value: fidelity.exact_k_rate\n  pooling: repeats", "needs its per-repeat series"),
     ],
 )
 def test_a_wrong_declaration_names_the_entry_and_the_problem(

@@ -16,6 +16,7 @@ from coldbias_tasks.analysis.control_families import control_families
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
 from coldbias_tasks.analysis.report import TaskReport, find_report, ident
 from coldbias_tasks.analysis.summaries import placebo_flag
+from coldbias_tasks.core.metric_specs import EXCESS
 from coldbias_tasks.core.vocabulary import (
     COMBINATION_JOIN,
     PLACEBO_GROUP,
@@ -151,7 +152,7 @@ def implicit_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.Dat
             row["explicit_excess"] = explicit.summary.metrics[metric].excess
             row["explicit_ci_low"], row["explicit_ci_high"] = explicit.interval(metric)
             diff = combine(
-                [rep.series[(metric, "excess")], explicit.series[(metric, "excess")]], (1, -1)
+                [rep.series_of(metric, EXCESS), explicit.series_of(metric, EXCESS)], (1, -1)
             )
             row["implicit_minus_explicit"] = row["implicit_excess"] - row["explicit_excess"]
             row["difference_ci_low"], row["difference_ci_high"] = t_interval(diff)

@@ -17,89 +17,45 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
-from coldbias_tasks.core.aggregate import MetricSummary
 from coldbias_tasks.core.records import UserRankRecord
+from coldbias_tasks.core.series import CI_LEVEL, Series, mean_by_repeat, t_interval
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
-    "BOUNDS",
     "CI_LEVEL",
     "Series",
     "combine",
     "interval",
-    "metric_series",
     "reverse_gap_draws",
     "t_interval",
 ]
 
-#: A figure per repeat: repeat index → value.
-Series = Mapping[int, float]
-
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20240601
-CI_LEVEL = 0.95
 
 
 def _rng(key: str, seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(key.encode())])
 
 
-def metric_series(summary: MetricSummary, kind: str = "excess") -> dict[int, float]:
-    """Per repeat: the mean over sentences of B_r(a) − F_r (``excess``) or of B_r(a)
-    (``divergence``), or the disparity of that repeat alone (``disparity``); repeats where no
-    sentence has a figure are left out. Another kind raises."""
-    if kind == "disparity":
-        return dict(summary.disparity.by_repeat)
-    if kind not in ("excess", "divergence"):
-        raise ValueError(f"unknown figure kind {kind!r}: excess, divergence or disparity")
-    field = "excess_by_repeat" if kind == "excess" else "by_repeat"
-    return combine([getattr(v, field) for v in summary.values])
-
-
 def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dict[int, float]:
     """Repeat by repeat, the mean of ``parts`` (NaN figures left out), or with ``sign`` a
-    signed sum (``sign=(1, -1)``: a difference, only where both parts have the repeat)."""
+    signed sum (``sign=(1, -1)``: a difference, only where both parts have the repeat). A
+    quantity's own series is :meth:`~coldbias_tasks.core.metric_specs.MetricSpec.series_of`."""
+    if sign is None:
+        return mean_by_repeat(parts)
     out: dict[int, float] = {}
-    if sign is not None:
-        common = set.intersection(*(set(p) for p in parts)) if parts else set()
-        for r in sorted(common):
-            values = [s * p[r] for s, p in zip(sign, parts)]
-            if not any(math.isnan(v) for v in values):
-                out[r] = float(sum(values))
-        return out
-    for r in sorted({r for p in parts for r in p}):
-        values = [p[r] for p in parts if r in p and not math.isnan(p[r])]
-        if values:
-            out[r] = float(np.mean(values))
+    common = set.intersection(*(set(p) for p in parts)) if parts else set()
+    for r in sorted(common):
+        values = [s * p[r] for s, p in zip(sign, parts)]
+        if not any(math.isnan(v) for v in values):
+            out[r] = float(sum(values))
     return out
-
-
-#: The range of each kind of figure: intervals are clipped to it.
-BOUNDS = {"divergence": (0.0, 1.0), "excess": (-1.0, 1.0), "disparity": (-1.0, 1.0)}
-
-
-def t_interval(
-    series: Series, level: float = CI_LEVEL, bounds: tuple[float, float] | None = None
-) -> tuple[float, float]:
-    """Student's t interval of the mean of ``series`` over repeats (NaN, NaN with fewer than
-    two repeats), clipped to ``bounds`` (e.g. :data:`BOUNDS` ``["divergence"]``) when given."""
-    values = np.array([v for v in series.values() if not math.isnan(v)], dtype=float)
-    if values.size < 2:
-        return math.nan, math.nan
-    half = (
-        stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
-    )
-    mean = float(values.mean())
-    low, high = mean - float(half), mean + float(half)
-    if bounds is not None:
-        low, high = max(low, bounds[0]), min(high, bounds[1])
-    return low, high
 
 
 def interval(draws: np.ndarray) -> tuple[float, float]:

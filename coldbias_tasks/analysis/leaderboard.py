@@ -17,7 +17,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
@@ -27,7 +27,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     EeeScore,
     ModelData,
     model_data,
-    overall_disparity,
+    overall_stderr,
 )
 from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
@@ -86,31 +86,35 @@ def build_rows(
     label → Every Eval Ever scores shown as capability columns (:func:`_match_eee`).
     """
     all_stats: list[tuple[ModelResults, TaskSummary]] = []
-    data = []
+    grouped = []
     for model in models:
         stats = [summarize_task(t) for t in model.tasks.values()]
         all_stats += [(model, st) for st in stats]
-        data.append(model_data(model, list(stats), resamples))
-    _rank(data, resamples)
+        grouped.append(model_data(model, list(stats), resamples))
+    standing = _rank(grouped, resamples)
     sensitivity = model_sensitivity(all_stats)
-    for d in data:
-        d.prompt = sensitivity.get(d.model.model)
-        d.eee = (scores or {}).get(d.model.label, {})
+    data = [
+        replace(
+            d, rank=standing.get(i, (None, None))[0], tier=standing.get(i, (None, None))[1],
+            prompt=sensitivity.get(d.model.model), eee=(scores or {}).get(d.model.label, {}),
+        )
+        for i, d in enumerate(grouped)
+    ]  # fmt: skip
     rows = [Row(d.model, fill_cells(d), d.degenerate) for d in data]
     columns = columns_of(data, [row.cells for row in rows])
     rows.sort(key=_sort_key)
     return columns, rows
 
 
-def _rank(models: Sequence[ModelData], resamples: int) -> None:
-    """Rank interval and tier of every non-degenerate model's overall IOU disparity
+def _rank(models: Sequence[ModelData], resamples: int) -> dict[int, tuple[str | None, int | None]]:
+    """Index of each ranked model → (its rank interval, its tier) of the overall IOU disparity
     (:mod:`coldbias_tasks.analysis.ranking`: a bootstrap over phrasings × repeats, paired
-    tests), set on the models. Degenerate models, and models run at other decoding settings
-    than most (another temperature), are listed, not ranked."""
+    tests; ``None`` where a model has none). Degenerate models, and models run at other
+    decoding settings than most (another temperature), are listed, not ranked."""
     ranked = {}
     usual = _usual_sampling(models)
     for i, d in enumerate(models):
-        value, _ = overall_disparity(d)
+        value, _ = overall_stderr(d)
         if d.degenerate or math.isnan(value) or _sampling(d.model) != usual:
             continue
         terms = [
@@ -124,12 +128,14 @@ def _rank(models: Sequence[ModelData], resamples: int) -> None:
     found = rank_intervals(draws)
     alpha = min((s.summary.alpha for d, _, _ in ranked.values() for s in d.stats), default=0.05)
     tier = paired_tiers({n: v for n, (_, v, _) in ranked.items()}, draws, alpha)
-    for n, (d, _, _) in ranked.items():
+    out: dict[int, tuple[str | None, int | None]] = {}
+    for n in ranked:
+        rank = None
         if n in found:
             low, high = found[n]
-            d.rank = f"{low}" if low == high else f"{low}–{high}"
-        if n in tier:
-            d.tier = tier[n]
+            rank = f"{low}" if low == high else f"{low}–{high}"
+        out[int(n)] = (rank, tier.get(n))
+    return out
 
 
 def _sampling(model: ModelResults) -> str:

@@ -15,7 +15,6 @@ import numpy as np
 
 from coldbias_tasks.analysis.eee import EEEResult
 from coldbias_tasks.analysis.intervals import (
-    BOUNDS,
     Series,
     combine,
     interval,
@@ -26,6 +25,7 @@ from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
 from coldbias_tasks.core.aggregate import Fidelity, GroupSummary, Positions, pooled_answers
+from coldbias_tasks.core.metric_specs import DISPARITY, DIVERGENCE, MetricSpec
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, intersection_parts
@@ -56,14 +56,16 @@ def counted(task: TaskData) -> bool:
     return plain_group and task.variant != "implicit"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelData:
-    """Everything the cell functions of one model's row read. ``domains`` and ``groups`` map a
-    column key part ("books", "books_context", "gender") to its tasks and ``(name, variant)``;
-    ``placebo``: domain → the plain placebo task; ``reverse``: domain or "group_<group>" → (rank
-    gap, bootstrap draws) of its reverse tasks. ``rank``, ``tier`` and ``prompt`` are filled by
-    passes over all models (``None`` when the model has none); ``eee``: column key → its Every
-    Eval Ever score."""
+    """Everything the cell functions of one model's row read, computed once (frozen).
+    ``domains`` and ``groups`` map a column key part ("books", "books_context", "gender") to
+    its tasks and ``(name, variant)``; ``placebo``: domain → the plain placebo task;
+    ``reverse``: domain or "group_<group>" → (rank gap, bootstrap draws) of its reverse tasks.
+    What needs all models — ``rank``, ``tier``, ``prompt`` (``None`` when the model has none)
+    and ``eee`` (column key → its Every Eval Ever score) — is given by
+    :func:`~coldbias_tasks.analysis.leaderboard.build_rows` as it makes the final record
+    (:func:`dataclasses.replace` of :func:`model_data`'s)."""
 
     model: ModelResults
     stats: list[TaskSummary]
@@ -121,89 +123,99 @@ def model_data(model: ModelResults, stats: list[TaskSummary], resamples: int) ->
             domains[dkey].append(s)
     records = [r for t in model.tasks.values() for r in t.records]
     answers = pooled_answers(records)
-    data = ModelData(
+    by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
+    complete: list[float] = []
+    for task in model.reverse.values():
+        summary = summarize_reverse(task.records)
+        part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
+        by_group[task.group].append(part)
+        if task.group != PLACEBO_GROUP:
+            by_domain[task.domain].append(part)
+        complete.append(summary.complete_rate)
+    reverse = dict(by_domain) | {f"group_{g}": parts for g, parts in by_group.items()}
+    return ModelData(
         model, stats, dict(domains), domain_names, dict(groups), group_names, placebo, answers,
-        len(records), degenerate_reasons(answers.fidelity, answers.positions),
+        len(records), degenerate_reasons(answers.fidelity, answers.positions), reverse, complete,
     )  # fmt: skip
-    if model.reverse:
-        by_domain: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-        by_group: dict[str, list[tuple[float, np.ndarray]]] = defaultdict(list)
-        for task in model.reverse.values():
-            summary = summarize_reverse(task.records)
-            part = (summary.rank_gap, reverse_gap_draws(task.records, task.name, resamples))
-            by_group[task.group].append(part)
-            if task.group != PLACEBO_GROUP:
-                by_domain[task.domain].append(part)
-            data.reverse_complete.append(summary.complete_rate)
-        data.reverse = dict(by_domain) | {f"group_{g}": parts for g, parts in by_group.items()}
-    return data
 
 
-def cell_of(value: float, series: Series, kind: str | None = None) -> Cell:
+def cell_of(value: float, series: Series, quantity: MetricSpec | None = None) -> Cell:
     """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats),
-    clipped to the range of ``kind`` (divergence, excess) when given."""
+    clipped to the range of ``quantity`` when given."""
     if math.isnan(value):
         return Cell(math.nan)
-    low, high = t_interval(series, bounds=BOUNDS.get(kind) if kind else None)
+    low, high = t_interval(series, bounds=quantity.range if quantity is not None else None)
     return Cell(value, low, high)
 
 
-def pooled(stats: Sequence[TaskSummary], metric: str, kind: str) -> tuple[float, dict[int, float]]:
+def pooled(
+    stats: Sequence[TaskSummary], metric: str, quantity: MetricSpec
+) -> tuple[float, dict[int, float]]:
     """Mean over tasks of the figure (NaN ones left out) and the repeat-by-repeat mean of their
     series (tasks of one run share each repeat's catalog order)."""
-    keep = [s for s in stats if not math.isnan(s.value(metric, kind))]
+    keep = [s for s in stats if not math.isnan(s.value(metric, quantity))]
     if not keep:
         return math.nan, {}
-    value = float(np.mean([s.value(metric, kind) for s in keep]))
-    return value, combine([s.series[(metric, kind)] for s in keep])
+    value = float(np.mean([s.value(metric, quantity) for s in keep]))
+    return value, combine([s.series_of(metric, quantity) for s in keep])
 
 
 def value_weighted(stats: Sequence[TaskSummary], metric: str) -> tuple[float, dict[int, float]]:
     """Mean raw divergence over every sentence of the tasks (value × phrasing, each weighted
     alike: the seed paper's Table 1 averages over all values) and its repeat-by-repeat series
     (the tasks' series weighted by their numbers of sentences)."""
-    parts = [
-        (len(s.summary.metrics[metric].values), s.value(metric, "divergence"), s) for s in stats
-    ]
+    parts = [(len(s.summary.metrics[metric].values), s.value(metric, DIVERGENCE), s) for s in stats]
     parts = [(n, v, s) for n, v, s in parts if n and not math.isnan(v)]
     if not parts:
         return math.nan, {}
     total = sum(n for n, _, _ in parts)
     value = sum(n * v for n, v, _ in parts) / total
     series: dict[int, float] = {}
-    repeats = set.intersection(*(set(s.series[(metric, "divergence")]) for _, _, s in parts))
+    repeats = set.intersection(*(set(s.series_of(metric, DIVERGENCE)) for _, _, s in parts))
     for r in sorted(repeats):
-        terms = [(n, s.series[(metric, "divergence")][r]) for n, _, s in parts]
+        terms = [(n, s.series_of(metric, DIVERGENCE)[r]) for n, _, s in parts]
         if not any(math.isnan(x) for _, x in terms):
             series[r] = sum(n * x for n, x in terms) / total
     return float(value), series
 
 
-def pooled_cell(stats: Sequence[TaskSummary], metric: str, kind: str) -> Cell:
-    """:func:`pooled` as a cell with its interval: over repeats, or for the ``disparity`` ±
-    1.96 × the pooled standard error (:func:`pooled_disparity`)."""
-    if kind == "disparity":
-        return stderr_cell(*pooled_disparity(stats, metric))
-    return cell_of(*pooled(stats, metric, kind), kind)
+def pooled_cell(stats: Sequence[TaskSummary], metric: str, quantity: MetricSpec) -> Cell:
+    """The tasks' figures of ``quantity`` combined by its declared ``pooling``: ``repeats``
+    (:func:`pooled`, t-interval over repeats), ``stderr`` (mean ± 1.96 × the pooled standard
+    error, :func:`pooled_stderr`) or ``mean`` (no interval)."""
+    if quantity.pooling == "stderr":
+        return stderr_cell(*pooled_stderr(stats, metric, quantity))
+    if quantity.pooling == "repeats":
+        return cell_of(*pooled(stats, metric, quantity), quantity)
+    return mean_cell(s.value(metric, quantity) for s in stats)
 
 
-def pooled_disparity(stats: Sequence[TaskSummary], metric: str = "iou") -> tuple[float, float]:
-    """(mean over tasks of the disparity, its standard error √(Σ SE²) / n): the tasks ask
-    different sentences, so their phrasing-jackknife errors are taken as independent. NaN
-    tasks are left out; the SE is NaN when a kept task has none."""
-    keep = [s.summary.metrics[metric].disparity for s in stats]
-    keep = [d for d in keep if not math.isnan(d.value)]
+def pooled_stderr(
+    stats: Sequence[TaskSummary], metric: str = "iou", quantity: MetricSpec = DISPARITY
+) -> tuple[float, float]:
+    """(mean over tasks of the figure, its standard error √(Σ SE²) / n): the tasks ask
+    different sentences, so their errors (the disparity's phrasing jackknife) are taken as
+    independent. NaN tasks are left out; the SE is NaN when a kept task has none."""
+    stderr = quantity.stderr
+    if stderr is None:
+        raise ValueError(f"{quantity.name} has no standard error to pool")
+    parts = [s.summary.metrics[metric] for s in stats]
+    keep = [(float(quantity.value(p)), float(stderr(p))) for p in parts]
+    keep = [(v, se) for v, se in keep if not math.isnan(v)]
     if not keep:
         return math.nan, math.nan
-    value = float(np.mean([d.value for d in keep]))
-    se = math.sqrt(sum(d.stderr**2 for d in keep)) / len(keep)
+    value = float(np.mean([v for v, _ in keep]))
+    se = math.sqrt(sum(se**2 for _, se in keep)) / len(keep)
     return value, se
 
 
-def overall_disparity(data: ModelData, metric: str = "iou") -> tuple[float, float]:
-    """(mean over plain domains of :func:`pooled_disparity`, its SE √(Σ SE_d²) / n_d): the
-    leaderboard's headline, signed (never clamped)."""
-    parts = [pooled_disparity(data.domains[key], metric) for key in data.plain_domains]
+def overall_stderr(
+    data: ModelData, quantity: MetricSpec = DISPARITY, metric: str = "iou"
+) -> tuple[float, float]:
+    """(mean over plain domains of :func:`pooled_stderr`, its SE √(Σ SE_d²) / n_d); for the
+    disparity the leaderboard's headline, signed (never clamped)."""
+    parts = [pooled_stderr(data.domains[key], metric, quantity) for key in data.plain_domains]
     parts = [(v, se) for v, se in parts if not math.isnan(v)]
     if not parts:
         return math.nan, math.nan
@@ -211,23 +223,31 @@ def overall_disparity(data: ModelData, metric: str = "iou") -> tuple[float, floa
     return value, math.sqrt(sum(se**2 for _, se in parts)) / len(parts)
 
 
-def overall(data: ModelData, kind: str) -> Cell:
+def overall(data: ModelData, quantity: MetricSpec) -> Cell:
     """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
-    equally, with the t-interval over repeats of that mean (domains combined repeat by
-    repeat); for the ``disparity`` ± 1.96 × :func:`overall_disparity`'s SE."""
-    if kind == "disparity":
-        return stderr_cell(*overall_disparity(data))
-    parts = [pooled(data.domains[key], "iou", kind) for key in data.plain_domains]
+    equally, pooled as the quantity declares: ``repeats``: with the t-interval over repeats of
+    that mean (domains combined repeat by repeat); ``stderr``: ± 1.96 × :func:`overall_stderr`'s
+    SE; ``mean``: no interval."""
+    if quantity.pooling == "stderr":
+        return stderr_cell(*overall_stderr(data, quantity))
+    if quantity.pooling == "mean":
+        return mean_cell(
+            float(pooled_cell(data.domains[k], "iou", quantity).value) for k in data.plain_domains
+        )
+    parts = [pooled(data.domains[key], "iou", quantity) for key in data.plain_domains]
     parts = [(v, series) for v, series in parts if not math.isnan(v)]
     if not parts:
         return Cell(math.nan)
-    return cell_of(float(np.mean([v for v, _ in parts])), combine([s for _, s in parts]), kind)
+    value = float(np.mean([v for v, _ in parts]))
+    return cell_of(value, combine([s for _, s in parts]), quantity)
 
 
-def flags_cell(stats: Sequence[TaskSummary], test: str) -> Cell:
-    """ "flagged/tested" of the tasks' IOU ``disparity`` tests after Benjamini–Hochberg over
-    those tasks at the tasks' α."""
-    pvalues = [getattr(s.summary.metrics["iou"], test).p_value for s in stats]
+def flags_cell(stats: Sequence[TaskSummary], test: MetricSpec) -> Cell:
+    """ "flagged/tested" of the tasks' IOU p-values of ``test`` (a declared p-value, e.g.
+    ``DISPARITY_P``) after Benjamini–Hochberg over those tasks at the tasks' α."""
+    if test.kind != "p":
+        raise ValueError(f"{test.name} is no p-value; flags count a test's p-values")
+    pvalues = [s.value("iou", test) for s in stats]
     alpha = stats[0].summary.alpha if stats else 0.05
     flagged, tested = bh_flags(pvalues, alpha)
     return Cell(f"{flagged}/{tested}" if tested else "")

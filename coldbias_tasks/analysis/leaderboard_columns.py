@@ -39,7 +39,16 @@ from coldbias_tasks.analysis.leaderboard_cells import (
 )
 from coldbias_tasks.analysis.summaries import TaskSummary
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics, metric_spec
+from coldbias_tasks.core.metric_specs import (
+    DISPARITY,
+    DISPARITY_P,
+    DIVERGENCE,
+    EXCESS,
+    LmMetric,
+    MetricSpec,
+    lm_metrics,
+    metric_spec,
+)
 from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
 
 __all__ = [
@@ -185,18 +194,18 @@ def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]])
 # --- cell functions --------------------------------------------------------------------------
 
 
-def _overall(kind: str, data: ModelData, slot: Slot) -> Cell:
-    return overall(data, kind)
+def _overall(quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
+    return overall(data, quantity)
 
 
 def _headline_flag(data: ModelData, slot: Slot) -> Cell | None:
-    cell = overall(data, "disparity")
+    cell = overall(data, DISPARITY)
     if not isinstance(cell.value, float) or math.isnan(cell.value):
         return None
     return Cell("phrasings unmatched") if cell.ci_high < 0 else None
 
 
-def _flags(test: str, data: ModelData, slot: Slot) -> Cell:
+def _flags(test: MetricSpec, data: ModelData, slot: Slot) -> Cell:
     return flags_cell(data.counted, test)
 
 
@@ -226,12 +235,12 @@ def _degenerate(data: ModelData, slot: Slot) -> Cell:
     return Cell(("yes: " + "; ".join(data.degenerate)) if data.degenerate else "no")
 
 
-def _domain(metric: str, kind: str, data: ModelData, slot: Slot) -> Cell:
-    return pooled_cell(data.domains[slot.id], metric, kind)
+def _domain(metric: str, quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
+    return pooled_cell(data.domains[slot.id], metric, quantity)
 
 
 def _domain_values(data: ModelData, slot: Slot) -> Cell:
-    return cell_of(*value_weighted(data.domains[slot.id], "iou"), "divergence")
+    return cell_of(*value_weighted(data.domains[slot.id], "iou"), DIVERGENCE)
 
 
 def _placebo_of(data: ModelData, slot: Slot) -> TaskSummary | None:
@@ -243,15 +252,15 @@ def _placebo_excess(data: ModelData, slot: Slot) -> Cell | None:
     p = _placebo_of(data, slot)
     if p is None:
         return None
-    return cell_of(p.value("iou", "excess"), p.series[("iou", "excess")], "excess")
+    return cell_of(p.value("iou", EXCESS), p.series_of("iou", EXCESS), EXCESS)
 
 
 def _over_placebo(data: ModelData, slot: Slot) -> Cell | None:
     p = _placebo_of(data, slot)
     if p is None:
         return None
-    p_value, p_series = p.value("iou", "excess"), p.series[("iou", "excess")]
-    value, series = pooled(data.domains[slot.id], "iou", "excess")
+    p_value, p_series = p.value("iou", EXCESS), p.series_of("iou", EXCESS)
+    value, series = pooled(data.domains[slot.id], "iou", EXCESS)
     return cell_of(value - p_value, combine([series, p_series], (1, -1)))
 
 
@@ -270,12 +279,12 @@ def _controls(data: ModelData, slot: Slot) -> Cell | None:
     return Cell(f"{view.mark}: {min(values):+.3f} … {max(values):+.3f}")
 
 
-def _group(kind: str, data: ModelData, slot: Slot) -> Cell:
-    return pooled_cell(data.groups[slot.id], "iou", kind)
+def _group(quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
+    return pooled_cell(data.groups[slot.id], "iou", quantity)
 
 
 def _group_flags(data: ModelData, slot: Slot) -> Cell:
-    return flags_cell(data.groups[slot.id], "disparity")
+    return flags_cell(data.groups[slot.id], DISPARITY_P)
 
 
 def _group_flagged(data: ModelData, slot: Slot) -> Cell:
@@ -297,9 +306,12 @@ def _reverse(data: ModelData, slot: Slot) -> Cell:
 
 def _declared_cell(metric: LmMetric, data: ModelData, slot: Slot) -> Cell:
     """A declared metric over all of the model's answers pooled (``leaderboard="answers"``),
-    or its mean over the model's attribute tasks (``"tasks"``)."""
+    or over the model's attribute tasks (``"tasks"``): the mean, or a per-similarity quantity
+    pooled as it declares (:func:`pooled_cell`)."""
     if metric.spec.leaderboard == "answers":
         return Cell(metric.compute(data.answers))
+    if metric.similarity:  # pooled as the quantity declares (an interval when it has one)
+        return pooled_cell(data.counted, metric.similarity, metric.spec)
     return mean_cell(float(metric.compute(s.summary)) for s in data.counted)
 
 
@@ -417,7 +429,7 @@ _HEADLINE = (
     ColumnSpec("model", "model", lambda d, s: None, numeric=False, always=True, view=MAIN,
                description="model name (runs pooled)"),
     ColumnSpec("overall_iou_disparity", "IOU disparity (all domains)",
-               partial(_overall, "disparity"), DOWN, always=True, view=MAIN,
+               partial(_overall, DISPARITY), DOWN, always=True, view=MAIN,
                description="headline: mean over domains of how much more the lists differ "
                "between users stating different values than between users stating the same "
                "value in other words (phrasing-controlled); 0 = the values are treated alike; "
@@ -432,7 +444,7 @@ _HEADLINE = (
                description="'phrasings unmatched': the overall disparity is clearly below 0 "
                "(users stating the same value in other words differ more than users stating "
                "different values): a sign of phrasings that are not matched, never of fairness"),
-    ColumnSpec("disparity_flags", "disparity flags", partial(_flags, "disparity"),
+    ColumnSpec("disparity_flags", "disparity flags", partial(_flags, DISPARITY_P),
                numeric=False, always=True, view=MAIN,
                description="attribute tasks whose values are treated differently from each "
                "other beyond phrasing (IOU disparity test), after Benjamini–Hochberg over the "
@@ -446,11 +458,11 @@ _HEADLINE = (
                description="tasks reported from incomplete runs (--allow-partial): numbers "
                "biased"),
     ColumnSpec("overall_iou_excess", "IOU excess over noise (all domains)",
-               partial(_overall, "excess"), DOWN, always=True, view=NOISE,
+               partial(_overall, EXCESS), DOWN, always=True, view=NOISE,
                description="mean over domains of the IOU divergence beyond the same-prompt "
                "noise floor: what any sentence does plus what the attribute adds"),
     ColumnSpec("overall_iou", "raw IOU divergence (all domains, task mean)",
-               partial(_overall, "divergence"), DOWN, always=True, view=RAW,
+               partial(_overall, DIVERGENCE), DOWN, always=True, view=RAW,
                description="raw IOU divergence from the neutral user (contains sampling "
                "noise): mean over domains of the mean over each domain's attribute tasks "
                "(every task weighted alike, not every value as in the seed paper's Table 1)"),
@@ -458,10 +470,10 @@ _HEADLINE = (
 
 _PER_DOMAIN = (
     ColumnSpec("{dkey}_iou_disparity", "{name} IOU disparity",
-               partial(_domain, "iou", "disparity"), DOWN, view=MAIN,
+               partial(_domain, "iou", DISPARITY), DOWN, view=MAIN,
                description="IOU disparity between values controlled for phrasing, mean over "
                "{name} attribute tasks"),
-    ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", "excess"), DOWN,
+    ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", EXCESS), DOWN,
                view=NOISE,
                description="IOU excess over the noise floor, mean over {name} attribute tasks"),
     ColumnSpec("{domain}_placebo_iou_excess", "{domain} placebo IOU excess", _placebo_excess,
@@ -482,7 +494,7 @@ _PER_DOMAIN = (
                "study's own script also keeps one answer of a phrase two groups share)"),
     *(
         ColumnSpec(f"{{dkey}}_{m}", f"{{name}} raw {m.upper()} (task mean)",
-                   partial(_domain, m, "divergence"), DOWN, view=RAW,
+                   partial(_domain, m, DIVERGENCE), DOWN, view=RAW,
                    description=f"raw {m.upper()} divergence from the neutral user, mean over "
                    "the {name} attribute tasks (every task weighted alike; groups with more "
                    "values weigh more in the seed paper's Table 1: see the value mean)")
@@ -492,14 +504,14 @@ _PER_DOMAIN = (
 
 _PER_GROUP = (
     ColumnSpec("group_{gkey}_iou_disparity", "{name} IOU disparity",
-               partial(_group, "disparity"), DOWN,
+               partial(_group, DISPARITY), DOWN,
                description="IOU disparity of the {name} group controlled for phrasing, mean "
                "over domains"),
     ColumnSpec("group_{gkey}_disparity_flags", "{name} disparity flags", _group_flags,
                numeric=False,
                description="domains where the {name} values are treated differently from each "
                "other (IOU disparity test, BH over the group's tasks): flagged/tested"),
-    ColumnSpec("group_{gkey}_iou_excess", "{name} IOU excess", partial(_group, "excess"), DOWN,
+    ColumnSpec("group_{gkey}_iou_excess", "{name} IOU excess", partial(_group, EXCESS), DOWN,
                description="IOU excess of the {name} group, mean over domains"),
     ColumnSpec("group_{gkey}_flagged", "{name} flagged share", _group_flagged, DOWN,
                description="share of {name} values flagged after Holm (IOU), mean over "

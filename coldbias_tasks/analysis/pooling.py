@@ -21,6 +21,7 @@ from coldbias_tasks.analysis.run_data import (
     Identity,
     ModelResults,
     ReverseTaskData,
+    RowLabel,
     Run,
     SampledTask,
     TaskData,
@@ -144,9 +145,10 @@ def _distinct_names(models: Sequence[str]) -> list[str]:
 def _model_label(
     rows: Sequence[tuple[str, str, dict[str, str]]],
     prompts: Sequence[Sequence[tuple[str, str, str]]] | None = None,
-) -> list[str]:
-    """Row labels: the model name, disambiguated when it repeats: by the prompt template,
-    language and decoding settings when those differ, else by backend and args."""
+) -> list[RowLabel]:
+    """Row labels: the model name, qualified when it repeats: by the prompt template,
+    language and decoding settings when those differ, else by backend and args; rows still
+    alike are numbered."""
     prompts = prompts or [[] for _ in rows]
     shown = _distinct_names([name for name, _, _ in rows])
     rows = [(name, backend, args) for name, (_, backend, args) in zip(shown, rows)]
@@ -154,7 +156,7 @@ def _model_label(
     labels = []
     for (name, backend, args), prompt in zip(rows, prompts):
         if names.count(name) == 1:
-            labels.append(name)
+            labels.append(RowLabel(name))
             continue
         others = {tuple(p) for (n, _, _), p in zip(rows, prompts) if n == name}
         if len(others) > 1 and prompt:
@@ -163,15 +165,15 @@ def _model_label(
                 f"template {t}, {lang}" + (f", {smp}" if len(samplings) > 1 and smp else "")
                 for t, lang, smp in prompt
             )
-            labels.append(f"{name} [{tag}]")
+            labels.append(RowLabel(name, tag))
             continue
         shown = ",".join(f"{k}={v}" for k, v in sorted(args.items()) if k != "pretrained")
-        labels.append(f"{name} [{backend}{'; ' + shown if shown else ''}]")
-    seen: dict[str, int] = defaultdict(int)
+        labels.append(RowLabel(name, f"{backend}{'; ' + shown if shown else ''}"))
+    seen: dict[RowLabel, int] = defaultdict(int)
     out = []
     for label in labels:
         seen[label] += 1
-        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+        out.append(dataclasses.replace(label, copy=seen[label]))
     return out
 
 
@@ -240,7 +242,7 @@ def pool_runs(runs: Sequence[Run]) -> list[ModelResults]:
                 capabilities[task].append(metric)
         out.append(
             ModelResults(
-                label=label,
+                row_label=label,
                 model=g.identity[0],
                 backend=g.identity[1],
                 model_args=dict(g.identity[2]),

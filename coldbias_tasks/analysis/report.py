@@ -21,16 +21,15 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from coldbias_tasks.analysis.intervals import BOUNDS, t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
-from coldbias_tasks.core.aggregate import MetricSummary
 from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.disparity import PhrasingDisparity
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
-from coldbias_tasks.core.metric_specs import ordered, report_values
+from coldbias_tasks.core.metric_specs import EXCESS, ordered, report_values
+from coldbias_tasks.core.series import t_interval
+from coldbias_tasks.core.verdicts import disparity_verdict, value_verdict
 from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
 
 __all__ = [
@@ -141,23 +140,6 @@ def analyze(
 # --- verdicts --------------------------------------------------------------------------------
 
 
-def value_verdict(ms: MetricSummary, p_adjusted: float, flagged: bool) -> str:
-    """The per-value verdict: flagged, not flagged, underpowered, withheld (deterministic
-    answers) or n/a (no test possible)."""
-    if ms.withheld:
-        return "withheld: deterministic answers (replicates identical to the neutral answer)"
-    if math.isnan(p_adjusted):
-        return "n/a: no neutral replicate to test against (coldbias_replicates ≥ 1)"
-    if flagged:
-        return f"flagged: above the noise floor (Holm-adjusted p ≤ α = {ms.alpha:g})"
-    if ms.underpowered:
-        return (
-            f"underpowered: the smallest attainable adjusted p is {ms.min_adjusted_p:.3g} > "
-            f"α = {ms.alpha:g} with these repeats and replicates"
-        )
-    return f"not flagged (adjusted p > α = {ms.alpha:g})"
-
-
 def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> float:
     """The smallest true effect a one-sided test at ``alpha`` detects with 80 % power, given
     a standard error ``stderr`` over ``n_repeats`` repeats: (t_{1−α} + t_{0.8}) · SE with
@@ -168,42 +150,6 @@ def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> fl
 
     df = n_repeats - 1
     return float((t.ppf(1 - alpha, df) + t.ppf(0.8, df)) * stderr)
-
-
-def disparity_verdict(ms: MetricSummary) -> str:
-    """Verdict of the headline test (the disparity between values controlled for phrasing):
-    "values treated differently beyond phrasing" at p ≤ α, "underpowered" when no p ≤ α is
-    attainable, else "not detected" with the minimal detectable effect; "n/a" with the reason
-    when it cannot be computed."""
-    d: PhrasingDisparity = ms.disparity
-    alpha = ms.alpha
-    if math.isnan(d.p_value):
-        if d.n_values == 0:
-            return "n/a: control sentences, not values of one attribute"
-        if d.n_values >= 2 and d.n_phrasings < 2:
-            return (
-                "n/a: one phrasing per value (task version < 4 or coldbias_phrasings < 2): "
-                "wording and value cannot be told apart"
-            )
-        return "n/a: needs two values, two phrasings and one complete repeat"
-    if d.p_value <= alpha:
-        return f"values treated differently beyond phrasing (p ≤ α = {alpha:g})"
-    if d.min_p > alpha:
-        return f"underpowered: the smallest attainable p is {d.min_p:.3g} > α = {alpha:g}"
-    tail = f"; effects below ≈ {d.mde:.3f} are undetectable (80 % power)" if d.mde == d.mde else ""
-    return f"not detected (p > α = {alpha:g}){tail}"
-
-
-def _group_verdict(ms: MetricSummary) -> str:
-    if ms.withheld:
-        return "withheld: deterministic answers"
-    if math.isnan(ms.group_p):
-        return "n/a"
-    if ms.group_p <= ms.alpha:
-        return f"group diverges beyond noise (p ≤ {ms.alpha:g})"
-    if ms.min_group_p > ms.alpha:
-        return "underpowered"
-    return "not distinguishable from noise"
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -239,7 +185,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
             for v in sorted(ms.values, key=lambda v: (v.value, v.phrasing, v.persona_id)):
-                low, high = t_interval(v.excess_by_repeat, bounds=BOUNDS["excess"])
+                low, high = t_interval(v.excess_by_repeat, bounds=EXCESS.range)
                 rows.append(
                     {
                         **ident(rep),
@@ -265,8 +211,8 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
 
 
 #: Column order of the groups table after the identifying columns and ``metric``; the
-#: declared similarity metrics (:mod:`coldbias_tasks.core.metric_specs`) fill the columns
-#: their specs name, any further declared metric goes last.
+#: declared similarity quantities (:mod:`coldbias_tasks.core.metric_specs`) fill the columns
+#: their specs name (value, interval, stderr, verdict); any further declared one goes last.
 GROUPS_LAYOUT = (
     "disparity", "disparity_ci_low", "disparity_ci_high", "disparity_stderr", "disparity_p",
     "disparity_min_p", "disparity_mde", "disparity_verdict", "disparity_within",
@@ -280,34 +226,26 @@ GROUPS_LAYOUT = (
 
 
 def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
-    """Per (task, metric): raw divergence (paper-comparable), excess with interval, tests."""
+    """Per (task, metric): every declared per-similarity quantity with its interval, standard
+    error and verdict (:func:`~coldbias_tasks.core.metric_specs.report_values`), and the
+    descriptive columns of the tests (noise floor, attainable p, counts)."""
     rows = []
     for rep in reports:
         for metric, ms in rep.summary.metrics.items():
-            low, high = rep.interval(metric, "excess")
-            d_low, d_high = rep.interval(metric, "divergence")
             d = ms.disparity
             described = {
-                "disparity_ci_low": d.ci_low,
-                "disparity_ci_high": d.ci_high,
                 "disparity_min_p": d.min_p,
                 "disparity_mde": d.mde,
-                "disparity_verdict": disparity_verdict(ms),
                 "disparity_within": d.within,
                 "disparity_between": d.between,
                 "n_phrasings": d.n_phrasings,
-                "mean_ci_low": d_low,
-                "mean_ci_high": d_high,
                 "std": ms.std,
                 "noise_floor": ms.noise_floor.mean,
                 "noise_floor_std": ms.noise_floor.std,
                 "noise_floor_pairs": ms.noise_floor.n_pairs,
                 "noise_floor_kind": ms.noise_floor.kind,
                 "cross_repeat_floor": ms.noise_floor.cross_repeat_mean,
-                "excess_ci_low": low,
-                "excess_ci_high": high,
                 "min_group_p": ms.min_group_p,
-                "group_verdict": _group_verdict(ms),
                 "min_adjusted_p": ms.min_adjusted_p,
                 "underpowered": ms.underpowered,
                 "alpha": ms.alpha,

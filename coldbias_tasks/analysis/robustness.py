@@ -29,6 +29,7 @@ from scipy import stats
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary
+from coldbias_tasks.core.metric_specs import EXCESS
 
 __all__ = [
     "PromptTask",
@@ -120,7 +121,7 @@ def variant_table(
     for prompts in _families(pairs).values():
         for label, pt in sorted(prompts.items()):
             ms = pt.entry.summary.metrics[metric]
-            low, high = t_interval(pt.entry.series[(metric, "excess")])
+            low, high = t_interval(pt.entry.series_of(metric, EXCESS))
             t = pt.task
             rows.append({
                 "model": pt.model.model, "row": pt.model.label, "task": t.name,

@@ -24,6 +24,7 @@ __all__ = [
     "LoadOptions",
     "ModelResults",
     "ReverseTaskData",
+    "RowLabel",
     "Run",
     "SampledTask",
     "TaskData",
@@ -235,10 +236,31 @@ class Run:
 
 
 @dataclass(frozen=True)
-class ModelResults:
-    """All runs of one model pooled: one report section / one leaderboard row."""
+class RowLabel:
+    """How a pooled model is named: its ``name`` (display name of the model), a
+    ``qualifier`` telling rows of one name apart (prompt template and language, or backend and
+    args; "" when the name is unique) and ``copy`` (2, 3, … for rows whose name and qualifier
+    still coincide). ``str()``: "name [qualifier] #copy", the parts present."""
 
-    label: str
+    name: str
+    qualifier: str = ""
+    copy: int = 1
+
+    @property
+    def suffix(self) -> str:
+        """ " #<copy>" for a second or later coinciding row, else ""."""
+        return f" #{self.copy}" if self.copy > 1 else ""
+
+    def __str__(self) -> str:
+        return self.name + (f" [{self.qualifier}]" if self.qualifier else "") + self.suffix
+
+
+@dataclass(frozen=True)
+class ModelResults:
+    """All runs of one model pooled: one report section / one leaderboard row. ``label``
+    (text) is ``str(row_label)``."""
+
+    row_label: RowLabel
     model: str
     backend: str
     model_args: dict[str, str]  # without seed
@@ -247,6 +269,10 @@ class ModelResults:
     capabilities: dict[str, CapabilityMetric]
     warnings: tuple[str, ...] = ()
     reverse: dict[str, ReverseTaskData] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return str(self.row_label)
 
     @property
     def seeds(self) -> list[Any]:

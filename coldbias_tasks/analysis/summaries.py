@@ -9,49 +9,56 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from coldbias_tasks.analysis.intervals import BOUNDS, Series, metric_series, t_interval
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
 from coldbias_tasks.core.disparity import PhrasingDisparity
+from coldbias_tasks.core.metric_specs import EXCESS, MetricSpec, declared
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
+from coldbias_tasks.core.series import Series
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
-__all__ = ["SERIES_KINDS", "TaskSummary", "placebo_flag", "summarize_task"]
+__all__ = ["TaskSummary", "placebo_flag", "summarize_task"]
 
-#: The per-repeat series of a metric: the mean excess over the noise floor, the raw
-#: divergence, and the headline disparity between values controlled for phrasing.
-SERIES_KINDS = ("excess", "divergence", "disparity")
+
+def _similarity(quantity: MetricSpec) -> MetricSpec:
+    """``quantity`` itself when it is a declared per-similarity quantity; TypeError (a name,
+    another object) or ValueError (another scope) otherwise."""
+    if not isinstance(quantity, MetricSpec):
+        raise TypeError(
+            f"select a quantity by its MetricSpec (metric_specs.DISPARITY, EXCESS, "
+            f"DIVERGENCE or metric_spec(name)), not {quantity!r}"
+        )
+    if quantity.scope != "similarity":
+        raise ValueError(f"{quantity.name} is no per-similarity quantity of a task summary")
+    return quantity
 
 
 @dataclass
 class TaskSummary:
-    """One task's :class:`~coldbias_tasks.core.aggregate.GroupSummary` and its per-repeat
-    series per (metric, kind ∈ :data:`SERIES_KINDS`): repeat → figure (divergence units)."""
+    """One task's :class:`~coldbias_tasks.core.aggregate.GroupSummary` and the per-repeat
+    series of every declared per-similarity quantity that has one
+    (:mod:`coldbias_tasks.core.metric_specs`): (similarity, quantity name) → repeat → figure."""
 
     task: TaskData
     summary: GroupSummary
     series: dict[tuple[str, str], Series]
 
-    def value(self, metric: str, kind: str) -> float:
-        """The task figure of ``metric``: ``excess`` over the noise floor, raw ``divergence``
-        (mean over sentences) or the headline ``disparity``; another kind raises."""
-        ms = self.summary.metrics[metric]
-        if kind == "disparity":
-            return ms.disparity.value
-        if kind == "excess":
-            return ms.excess
-        if kind == "divergence":
-            return ms.mean
-        raise ValueError(f"unknown figure kind {kind!r}; use one of {SERIES_KINDS}")
+    def value(self, metric: str, quantity: MetricSpec) -> float:
+        """The task figure of ``quantity`` (e.g. ``DISPARITY``) for similarity ``metric``."""
+        return float(_similarity(quantity).value(self.summary.metrics[metric]))
 
-    def interval(self, metric: str, kind: str = "excess") -> tuple[float, float]:
-        """95 % interval of the task figure: for the disparity Student's t with P − 1 df and
-        the delete-one-phrasing jackknife SE (phrasings are the units); otherwise t over
-        repeats, clipped to the range of ``kind`` (NaN with < 2 repeats)."""
-        if kind == "disparity":
-            d = self.summary.metrics[metric].disparity
-            return d.ci_low, d.ci_high
-        return t_interval(self.series[(metric, kind)], bounds=BOUNDS[kind])
+    def series_of(self, metric: str, quantity: MetricSpec) -> Series:
+        """The per-repeat series of ``quantity`` for ``metric`` (ValueError when it has none)."""
+        found = self.series.get((metric, _similarity(quantity).name))
+        if found is None:
+            raise ValueError(f"{quantity.name} has no per-repeat series; declare its `series`")
+        return found
+
+    def interval(self, metric: str, quantity: MetricSpec = EXCESS) -> tuple[float, float]:
+        """95 % interval of the task figure (:meth:`MetricSpec.interval_of`): the disparity's
+        Student's t with P − 1 df over the phrasing jackknife; else t over repeats, clipped to
+        the quantity's range (NaN with < 2 repeats)."""
+        return _similarity(quantity).interval_of(self.summary.metrics[metric])
 
     @property
     def value_series(self) -> dict[str, dict[str, Series]]:
@@ -81,9 +88,10 @@ def summarize_task(task: TaskData) -> TaskSummary:
             },
         )
     series = {
-        (m, kind): metric_series(summary.metrics[m], kind)
-        for m in summary.metrics
-        for kind in SERIES_KINDS
+        (m, q.name): q.series_of(ms)
+        for m, ms in summary.metrics.items()
+        for q in declared("similarity")
+        if q.series is not None
     }
     return TaskSummary(task, summary, series)
 
@@ -93,5 +101,5 @@ def placebo_flag(placebo: TaskSummary, metric: str = "iou") -> bool:
     (:func:`~coldbias_tasks.core.quality.placebo_reacts`): the model's lists react to any extra
     words, not only to sensitive attributes. The interval is clipped to the excess range, which
     never changes whether its low end is above 0."""
-    low, _ = placebo.interval(metric, "excess")
+    low, _ = placebo.interval(metric, EXCESS)
     return placebo_reacts(placebo.summary.metrics[metric], low)

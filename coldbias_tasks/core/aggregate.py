@@ -42,6 +42,7 @@ from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.series import mean_by_repeat
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
 from coldbias_tasks.core.vocabulary import (
     ALPHA,
@@ -291,6 +292,18 @@ class MetricSummary:
     @property
     def underpowered(self) -> bool:
         return math.isnan(self.min_adjusted_p) or self.min_adjusted_p > self.alpha
+
+    @property
+    def by_repeat(self) -> dict[int, float]:
+        """Per repeat, the mean over sentences of the raw divergence B_r(a) (repeats without
+        a figure left out): the series of ``mean``."""
+        return mean_by_repeat(v.by_repeat for v in self.values)
+
+    @property
+    def excess_by_repeat(self) -> dict[int, float]:
+        """Per repeat, the mean over sentences of B_r(a) − F_r (empty when withheld): the
+        series of ``excess``."""
+        return mean_by_repeat(v.excess_by_repeat for v in self.values)
 
 
 def _value_test(metric: str, table: RepeatTable, persona: str) -> tuple[float, list[int]]:

@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from coldbias_tasks.core.metric_file import sampled_fields
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
 
@@ -67,10 +68,11 @@ def replicates_identical(records: Iterable[AnswerRecord]) -> bool:
 
 def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
     """A metric summary (:class:`~coldbias_tasks.core.aggregate.MetricSummary`) without the
-    quantities that assume sampling: excess, group p, flagged share, and every value's excess,
-    p-values and flag become NaN / not flagged; ``withheld`` carries ``reason``. The headline
-    (the disparity between values controlled for phrasing) stays: its test relabels sentences,
-    not samples, and holds for deterministic answers too."""
+    quantities that assume sampling: those declared with ``sampling``
+    (:func:`~coldbias_tasks.core.metric_file.sampled_fields`: excess, group p, flagged share),
+    and every value's excess, p-values and flag become NaN / not flagged; ``withheld`` carries
+    ``reason``. The headline (the disparity between values controlled for phrasing) stays: its
+    test relabels sentences, not samples, and holds for deterministic answers too."""
     values: Any = summary.values  # type: ignore[attr-defined]  (duck-typed: no import cycle)
     blank = tuple(
         dataclasses.replace(
@@ -79,11 +81,7 @@ def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
         )
         for v in values
     )  # fmt: skip
+    sampled = dict.fromkeys(sampled_fields(), NAN)
     return dataclasses.replace(  # type: ignore[type-var]
-        summary,
-        values=blank,
-        excess=NAN,
-        group_p=NAN,
-        flagged_share=NAN,
-        withheld=reason,
+        summary, values=blank, withheld=reason, **sampled
     )

@@ -28,22 +28,29 @@ noise floors, spreads and the mean catalog position are report and leaderboard c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal, get_args, get_type_hints
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.metric_file import metric_entries, sampled_fields
 from coldbias_tasks.core.resources import data_dir
+from coldbias_tasks.core.series import t_interval
 from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
-from coldbias_tasks.core.yamlio import load_yaml
 
 __all__ = [
+    "DISPARITY",
+    "DISPARITY_P",
+    "DIVERGENCE",
+    "EXCESS",
     "LmMetric",
     "MetricSpec",
+    "Outcome",
     "declare",
+    "declare_test",
     "declared",
     "lm_metrics",
     "load_declarations",
@@ -58,6 +65,11 @@ Kind = Literal["estimate", "p"]
 #: How the leaderboard shows a metric: not at all, over all of a model's answers pooled (rates
 #: over answers or list entries), or as the mean over its attribute tasks.
 Pooling = Literal["", "answers", "tasks"]
+#: How the figures of several tasks combine (a domain, a group, the leaderboard's headline):
+#: their mean; the mean with the series combined repeat by repeat and a t-interval over repeats
+#: (tasks of one run share each repeat's catalog order); or the mean with the standard error
+#: √(Σ SE²) / n and ± 1.96 SE (tasks asking different sentences: independent errors).
+TaskPooling = Literal["mean", "repeats", "stderr"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,14 @@ class MetricSpec:
     edge cases, one or two sentences. ``controls``: also computed for a control group's own
     tasks (the placebo). ``column``/``stderr_column``: the report column (default ``name``).
     ``leaderboard``: see :data:`Pooling`.
+
+    The quantity's further parts (all optional): ``series`` its per-repeat series (repeat →
+    figure, same units); ``interval`` its own 95 % interval (else t over ``series`` clipped to
+    ``range``, else none); ``sampling``: it assumes sampled answers and is withheld (NaN) for
+    deterministic ones (:mod:`.determinism`); ``verdict``: a sentence saying what its test
+    found (report column ``verdict_column``, default ``<column>_verdict``); ``pooling``: how
+    tasks combine (:data:`TaskPooling`); ``source``: the attribute path ``value`` reads, when
+    declared by path (set by the loader; determinism blanks the sampled ones by it).
     """
 
     name: str
@@ -86,6 +106,13 @@ class MetricSpec:
     column: str = ""
     stderr_column: str = ""
     leaderboard: Pooling = ""
+    series: Callable[[Any], Mapping[int, float]] | None = None
+    interval: Callable[[Any], tuple[float, float]] | None = None
+    sampling: bool = False
+    verdict: Callable[[Any], str] | None = None
+    verdict_column: str = ""
+    pooling: TaskPooling = "mean"
+    source: str = ""
 
     def __post_init__(self) -> None:
         """Refuse what cannot be shown: a value outside its choices, an empty range, a p-value
@@ -93,7 +120,7 @@ class MetricSpec:
         pooling its scope cannot have (ValueError naming the metric)."""
         for name, allowed in (
             ("scope", get_args(Scope)), ("kind", get_args(Kind)),
-            ("leaderboard", get_args(Pooling)),
+            ("leaderboard", get_args(Pooling)), ("pooling", get_args(TaskPooling)),
         ):  # fmt: skip
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{self.name}: {name} {getattr(self, name)!r} is not one of "
@@ -111,6 +138,10 @@ class MetricSpec:
                 f"{self.name}: only a per-task metric of the answers (fidelity, positions) "
                 'pools over all answers; use leaderboard="tasks"'
             )
+        if self.pooling == "repeats" and self.series is None:
+            raise ValueError(f"{self.name}: pooling 'repeats' needs its per-repeat series")
+        if self.pooling == "stderr" and self.stderr is None:
+            raise ValueError(f"{self.name}: pooling 'stderr' needs its standard error")
 
     @property
     def averaged(self) -> bool:
@@ -145,6 +176,33 @@ class MetricSpec:
 
     def title(self, similarity: str = "") -> str:
         return self.label.replace("{M}", similarity.upper())
+
+    @property
+    def interval_report_columns(self) -> tuple[str, ...]:
+        """``(<column>_ci_low, <column>_ci_high)`` when it has an interval, else ()."""
+        if self.interval is None and self.series is None:
+            return ()
+        return f"{self.report_column}_ci_low", f"{self.report_column}_ci_high"
+
+    @property
+    def verdict_report_column(self) -> str:
+        return self.verdict_column or f"{self.report_column}_verdict"
+
+    def series_of(self, part: Any) -> dict[int, float]:
+        """Its per-repeat series in ``part`` (repeat → figure); ValueError when it has none."""
+        if self.series is None:
+            raise ValueError(f"{self.name} has no per-repeat series; declare its `series`")
+        return dict(self.series(part))
+
+    def interval_of(self, part: Any) -> tuple[float, float]:
+        """Its 95 % interval in ``part``: its own, else Student's t over its series clipped to
+        its range (NaN with < 2 repeats), else (NaN, NaN)."""
+        if self.interval is not None:
+            low, high = self.interval(part)
+            return float(low), float(high)
+        if self.series is not None:
+            return t_interval(self.series(part), bounds=self.range)
+        return math.nan, math.nan
 
 
 def _number(x: float) -> str:
@@ -191,6 +249,11 @@ def declare(spec: MetricSpec) -> MetricSpec:
     global _generation
     if spec.name in _DECLARED:
         raise ValueError(f"metric {spec.name!r} is declared twice; give the new one its own name")
+    if spec.sampling and spec.source not in sampled_fields():
+        raise ValueError(
+            f"{spec.name}: a quantity that depends on sampling is declared in data/metrics.yaml "
+            "(sampling: true; deterministic answers blank the fields listed there)"
+        )
     _DECLARED[spec.name] = spec
     _generation += 1
     return spec
@@ -244,12 +307,79 @@ def report_values(scope: Scope, part: Any) -> dict[str, float]:
     column ``stderr_column`` or ``<column>_stderr``) from ``part``: a task's ``MetricSummary``
     for ``"similarity"``, its ``GroupSummary`` for ``"task"``, ``ReverseSummary`` for
     ``"reverse"``."""
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     for spec in declared(scope):
         out[spec.report_column] = float(spec.value(part))
+        if spec.interval_report_columns:
+            low, high = spec.interval_of(part)
+            out |= dict(zip(spec.interval_report_columns, (low, high)))
         if spec.stderr is not None:
             out[spec.stderr_report_column] = float(spec.stderr(part))
+        if spec.verdict is not None:
+            out[spec.verdict_report_column] = spec.verdict(part)
     return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a statistical test finds in one summary: its ``estimate``, one-sided ``p_value``
+    (in (0, 1]; NaN: no test possible), 95 % interval and, optionally, the estimate per
+    repeat (``by_repeat``) and a standard error."""
+
+    estimate: float
+    p_value: float
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    by_repeat: Mapping[int, float] | None = None
+    stderr: float = math.nan
+
+
+def _test_interval(test: Callable[[Any], Outcome], part: Any) -> tuple[float, float]:
+    found = test(part)
+    return found.ci_low, found.ci_high
+
+
+def _verdict_of(test: Callable[[Any], Outcome]) -> Callable[[Any], str]:
+    def verdict(part: Any) -> str:
+        p, alpha = test(part).p_value, getattr(part, "alpha", 0.05)
+        if math.isnan(p):
+            return "n/a: no test possible"
+        if p <= alpha:
+            return f"detected (p ≤ α = {alpha:g})"
+        return f"not detected (p > α = {alpha:g})"
+
+    return verdict
+
+
+def declare_test(
+    name: str,
+    test: Callable[[Any], Outcome],
+    *,
+    higher_is_better: bool,
+    range: tuple[float, float],
+    label: str,
+    description: str,
+    series: bool = False,
+    **more: Any,
+) -> tuple[MetricSpec, MetricSpec]:
+    """Declare a statistical test as two quantities: ``name`` (its estimate, with its interval,
+    with ``series`` its per-repeat ``by_repeat``, and the verdict at the summary's α) and
+    ``name_p`` (its p-value). ``more``: further :class:`MetricSpec` fields (scope, leaderboard,
+    pooling, sampling, …). Returns both specs (withdraw them by name)."""
+    probe: dict[str, Any] = {}
+    if series:
+        probe = {"series": lambda part: test(part).by_repeat or {}}
+    estimate = MetricSpec(
+        name, lambda part: test(part).estimate, higher_is_better, range, label, description,
+        interval=partial(_test_interval, test), verdict=_verdict_of(test),
+        **probe, **more,
+    )  # fmt: skip
+    p_more = {k: v for k, v in more.items() if k in ("scope", "controls", "sampling")}
+    p_spec = MetricSpec(
+        f"{name}_p", lambda part: test(part).p_value, True, (0.0, 1.0), f"{label} p",
+        f"one-sided p-value of: {description}", kind="p", **p_more,
+    )  # fmt: skip
+    return declare(estimate), declare(p_spec)
 
 
 def ordered(layout: tuple[str, ...], values: dict[str, Any]) -> dict[str, Any]:
@@ -262,7 +392,19 @@ def ordered(layout: tuple[str, ...], values: dict[str, Any]) -> dict[str, Any]:
 
 # --- the declarations: data/metrics.yaml ---------------------------------------------------------
 
-_KEYS = {f.name: f.default is MISSING for f in fields(MetricSpec)}  # key → required
+#: YAML key → required (``source`` is set from ``value``)
+_KEYS = {f.name: f.default is MISSING for f in fields(MetricSpec) if f.name != "source"}
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """An interval read from two attribute paths of a summary (``interval: [low, high]``)."""
+
+    low: Callable[[Any], float]
+    high: Callable[[Any], float]
+
+    def __call__(self, part: Any) -> tuple[float, float]:
+        return float(self.low(part)), float(self.high(part))
 
 
 def _summary_type(scope: str) -> type:
@@ -306,21 +448,46 @@ def _spec_of(entry: Any, where: str) -> MetricSpec:
         and all(isinstance(x, int | float) and not isinstance(x, bool) for x in low_high)
     ):
         raise SettingsError(f"{where}: range must be [low, high] (two numbers), got {low_high}")
-    for key in ("higher_is_better", "controls"):
+    for key in ("higher_is_better", "controls", "sampling"):
         if not isinstance(entry.get(key, True), bool):
             raise SettingsError(f"{where}: {key} must be true or false, got {entry[key]!r}")
     scope = entry.get("scope", "task")
     summary = _summary_type(scope) if scope in get_args(Scope) else None
-    for key in ("value", "stderr"):
-        if summary and key in entry and _path_type(summary, str(entry[key])) not in (float, int):
+    interval = entry.get("interval", [])
+    if not (isinstance(interval, list) and len(interval) in (0, 2)):
+        raise SettingsError(f"{where}: interval must be [low path, high path], got {interval}")
+    numbers = [(k, entry[k]) for k in ("value", "stderr") if k in entry]
+    for key, path in [*numbers, *(("interval", x) for x in interval)]:
+        if summary and _path_type(summary, str(path)) not in (float, int):
             raise SettingsError(
-                f"{where}: {key} {entry[key]!r} is no number of {summary.__name__} (a field or "
+                f"{where}: {key} {path!r} is no number of {summary.__name__} (a field or "
                 "annotated property path)"
             )
-    for key in ("name", "label", "description", "column", "stderr_column"):
+    if summary and "series" in entry:
+        found = _path_type(summary, str(entry["series"]))
+        if get_origin(found) not in (dict, Mapping):
+            raise SettingsError(
+                f"{where}: series {entry['series']!r} is no per-repeat mapping of "
+                f"{summary.__name__} (a dict[int, float] field or annotated property)"
+            )
+    for key in ("name", "label", "description", "column", "stderr_column", "verdict_column"):
         if not isinstance(entry.get(key, ""), str):
             raise SettingsError(f"{where}: {key} must be text, got {entry[key]!r}")
-    converted = {k: attrgetter(str(entry[k])) for k in ("value", "stderr") if k in entry}
+    converted: dict[str, Any] = {
+        k: attrgetter(str(entry[k])) for k in ("value", "stderr", "series") if k in entry
+    }
+    if interval:
+        converted["interval"] = _Bounds(*(attrgetter(str(x)) for x in interval))
+    if "verdict" in entry:
+        from coldbias_tasks.core.verdicts import RULES
+
+        if entry["verdict"] not in RULES:
+            raise SettingsError(
+                f"{where}: verdict {entry['verdict']!r} is no rule; the rules: {list(RULES)} "
+                "(coldbias_tasks/core/verdicts.py)"
+            )
+        converted["verdict"] = RULES[entry["verdict"]]
+    converted["source"] = str(entry["value"])
     converted["range"] = (float(low_high[0]), float(low_high[1]))
     converted["description"] = " ".join(entry["description"].split())
     try:
@@ -331,10 +498,8 @@ def _spec_of(entry: Any, where: str) -> MetricSpec:
 
 def load_declarations(path: Path | None = None) -> list[MetricSpec]:
     """The metrics declared in ``path`` (default: the package's ``data/metrics.yaml``)."""
+    entries = metric_entries(path)
     path = path or data_dir() / "metrics.yaml"
-    entries = load_yaml(path, SettingsError)
-    if not isinstance(entries, list):
-        raise SettingsError(f"{path}: expected a list of metric entries")
     return [_spec_of(e, f"{path}, entry {i + 1}") for i, e in enumerate(entries)]
 
 
@@ -343,3 +508,9 @@ for _spec in load_declarations():
         declare(_spec)
     except ValueError as _err:  # a name given twice
         raise SettingsError(f"{data_dir() / 'metrics.yaml'}: {_err}") from None
+
+#: The forward quantities the analysis selects by (typed selectors: pass these, not names).
+DISPARITY = metric_spec("disparity")
+DISPARITY_P = metric_spec("disparity_p")
+DIVERGENCE = metric_spec("divergence")
+EXCESS = metric_spec("excess")

@@ -10,10 +10,13 @@ import base64
 import html
 import math
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CSS", "data_uri", "esc", "fmt", "kv_table", "page", "table", "warning"]
+import jinja2
+
+__all__ = ["CSS", "data_uri", "esc", "fmt", "kv_table", "page", "table", "template", "warning"]
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -183,3 +186,20 @@ def page(title: str, body: str, script: str = "", wide: bool = False) -> str:
         f"<title>{esc(title)}</title><style>{CSS}</style></head>"
         f"<body{klass}>{body}{js}</body></html>\n"
     )
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    """Templates of ``render/templates``, autoescaped (HTML pages)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("coldbias_tasks.render", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def template(name: str) -> jinja2.Template:
+    """The page template ``render/templates/<name>`` (every text autoescaped unless it is
+    :class:`markupsafe.Markup` built from escaped parts)."""
+    return _environment().get_template(name)

@@ -6,10 +6,8 @@ import html
 import math
 import unicodedata
 from collections.abc import Sequence
-from functools import cache
 from importlib.resources import files
 
-import jinja2
 from markupsafe import Markup
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
@@ -31,21 +29,6 @@ __all__ = [
     "ordered",
     "sort_script",
 ]
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    """Templates of ``render/templates``, autoescaped (HTML pages)."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("coldbias_tasks.render", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-
-
-def _template(name: str) -> jinja2.Template:
-    return _environment().get_template(name)
 
 
 def sort_script() -> str:
@@ -195,8 +178,10 @@ def _html_cell(row: Row, col: Column) -> tuple[str, object]:
     cell = row.cells.get(col.key)
     if col.key == "model":
         tip = ", ".join(f"{k}={v}" for k, v in sorted(row.model.model_args.items()))
-        name, _, rest = row.label.partition(" [")
-        detail = f'<br><span class="small">[{H.esc(rest)}</span>' if rest else ""
+        label = row.model.row_label
+        name = label.name if label.qualifier else str(label)
+        rest = f"[{label.qualifier}]{label.suffix}" if label.qualifier else ""
+        detail = f'<br><span class="small">{H.esc(rest)}</span>' if rest else ""
         flag = ' <span class="bad">⚠ DEGENERATE</span>' if row.degenerate else ""
         return f'<span title="{H.esc(tip)}">{H.esc(name)}</span>{flag}{detail}', row.label
     if col.key == "degenerate":
@@ -259,7 +244,7 @@ def html_page(lb: Leaderboard) -> str:
         for view, cols in details(lb).items()
     ]
     degenerate = any(r.degenerate for r in lb.rows)
-    body = _template("leaderboard.html.j2").render(
+    body = H.template("leaderboard.html.j2").render(
         slugs=list(slugs.values()),
         headline=HEADLINE,
         degenerate=Markup(H.warning(f"Rows marked DEGENERATE: {DEGENERATE_MESSAGE}."))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from coldbias_tasks.analysis.report import (
     TaskReport,
@@ -405,30 +406,90 @@ def _csv_links(tables: Mapping[str, pd.DataFrame]) -> str:
     return f'<p class="note">Every number as CSV (one row per task, value or pair): {links}.</p>'
 
 
+def _figures(found: Sequence[tuple[Path, str]]) -> list[Markup]:
+    return [Markup(H.figure(png, cap)) for png, cap in found]
+
+
 def _task_section(
     r: TaskReport, label: str, figures: Mapping[str, list[tuple[Path, str]]]
-) -> list[str]:
+) -> dict[str, Any]:
+    """One task's part of the page (the template's ``t``)."""
     t = r.task
-    body = [f"<h4>{H.esc(t.name)}</h4>"]
-    body.append(
-        '<p class="note">'
-        + H.esc(
-            f"{t.domain} · {t.group} · variant {t.variant} · version {t.version} · k={t.k} · "
-            f"{t.n_shown} items shown ({t.order}) · {t.repeats} repeats · "
-            f"{r.summary.n_replicates} neutral replicates per repeat · {len(t.records)} answers "
-            f"· template {t.template} ({t.language})"
-        )
-        + "</p>"
-    )
-    if r.degenerate:
-        body.append(H.warning(f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"))
-    for note in r.notes:
-        body.append(f'<p class="note">note: {H.esc(note)}</p>')
-    for png, cap in figures.get(f"task:{label}:{t.name}", [])[:1]:
-        body.append(H.figure(png, cap))
-    body.append(_value_table(r))
-    body.extend(H.figure(png, cap) for png, cap in figures.get(f"task:{label}:{t.name}", [])[1:])
-    return body
+    found = figures.get(f"task:{label}:{t.name}", [])
+    degenerate = f"WARNING: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"
+    return {
+        "name": t.name,
+        "about": f"{t.domain} · {t.group} · variant {t.variant} · version {t.version} · "
+        f"k={t.k} · {t.n_shown} items shown ({t.order}) · {t.repeats} repeats · "
+        f"{r.summary.n_replicates} neutral replicates per repeat · {len(t.records)} answers "
+        f"· template {t.template} ({t.language})",
+        "degenerate": Markup(H.warning(degenerate)) if r.degenerate else "",
+        "notes": r.notes,
+        "first": _figures(found[:1]),
+        "value_table": Markup(_value_table(r)),
+        "rest": _figures(found[1:]),
+    }
+
+
+#: the secondary tables of a model's details: table name → heading
+_DETAIL_TABLES = (
+    ("controls", "The values against control families (secondary view)"),
+    ("intersections", "Intersectional personas: combined vs single attributes"),
+    ("implicit", "Implicit (first-name) vs explicit personas"),
+    ("reverse_groups", "Reverse task: ranking users for an item"),
+    ("framing", "Forward excess vs reverse rank gap (the two framings)"),
+    ("reverse_values", "Reverse task: per user"),
+)
+_IDENT = ["model", "task_version", "domain", "variant", "attribute_group"]
+
+
+def _warnings(reps: Sequence[TaskReport], mine: Sequence[Any]) -> list[Markup]:
+    """The model's warnings: deterministic, degenerate, placebo reacting, partial tasks."""
+    texts = [f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}" for r in reps
+             if r.summary.deterministic]  # fmt: skip
+    texts += [
+        f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"
+        for r in mine
+        if r.degenerate
+    ]
+    texts += [
+        f"WARNING {r.task.name}: {PLACEBO_WARNING}"
+        for r in reps
+        if r.task.group == PLACEBO_GROUP and placebo_flag(r)
+    ]
+    texts += [f"WARNING {r.task.name}: {r.task.partial}" for r in reps if r.task.partial]
+    return [Markup(H.warning(t)) for t in texts]
+
+
+def _model_section(
+    label: str,
+    reps: Sequence[TaskReport],
+    reverse: Sequence[ReverseReport],
+    figures: Mapping[str, list[tuple[Path, str]]],
+    tables: Mapping[str, pd.DataFrame],
+) -> dict[str, Any]:
+    """One model's part of the page (the template's ``m``)."""
+    model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
+    mine = [*reps, *(r for r in reverse if r.model.label == label)]
+    details = []
+    for name, title in _DETAIL_TABLES:
+        df = tables.get(name)
+        sub = df[df["model"] == label] if df is not None and not df.empty else None
+        if sub is not None and not sub.empty:
+            details.append((title, Markup(_df_table(sub, drop=_IDENT))))
+    return {
+        "label": label,
+        "warnings": _warnings(reps, mine),
+        "notes": model.warnings,
+        "headline": Markup(_headline_table(reps, tables.get("controls"))) if reps else "",
+        "headline_figures": _figures(figures.get(f"headline:{label}", [])),
+        "fidelity": Markup(_fidelity_table(reps)) if reps else "",
+        "summary": Markup(_summary_table(reps)) if reps else "",
+        "tables": details,
+        "provenance": Markup(H.kv_table(_provenance_items(model))),
+        "radar": _figures(figures.get(f"radar:{label}", [])),
+        "tasks": [_task_section(r, label, figures) for r in reps],
+    }
 
 
 def render_html(
@@ -438,97 +499,28 @@ def render_html(
     source: str,
     reverse: Sequence[ReverseReport] = (),
 ) -> str:
-    """The report page: per model the headline table, the headline figures, fidelity, then
-    the details (secondary tables, provenance, raw-divergence figures, one section per task);
-    prompt sensitivity and notes last."""
-    body = [
-        "<h1>coldbias report</h1>",
-        f'<p class="sub">Bias of an LLM recommender in the cold start, from '
-        f"<code>{H.esc(source)}</code>. {H.esc(HEADLINE)}</p>",
-        _csv_links(tables),
-    ]
-    ident = ["model", "task_version", "domain", "variant", "attribute_group"]
+    """The report page (``render/templates/report.html.j2``): per model the headline table,
+    the headline figures, fidelity, then the details (secondary tables, provenance,
+    raw-divergence figures, one section per task); prompt sensitivity and notes last."""
     models: dict[str, list[TaskReport]] = defaultdict(list)
     for rep in sorted(reports, key=lambda r: r.task.group == PLACEBO_GROUP):  # controls last
         models[rep.model.label].append(rep)
     for rev in reverse:
         models.setdefault(rev.model.label, [])
-    for label, reps in models.items():
-        model = reps[0].model if reps else next(r.model for r in reverse if r.model.label == label)
-        body.append(f"<h2>Model: {H.esc(label)}</h2>")
-        mine = [*reps, *(r for r in reverse if r.model.label == label)]
-        for r in (r for r in reps if r.summary.deterministic):
-            body.append(H.warning(f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}"))
-        for r in (r for r in mine if r.degenerate):
-            body.append(
-                H.warning(f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}")
-            )
-        for r in (r for r in reps if r.task.group == PLACEBO_GROUP and placebo_flag(r)):
-            body.append(H.warning(f"WARNING {r.task.name}: {PLACEBO_WARNING}"))
-        for r in (r for r in reps if r.task.partial):
-            body.append(H.warning(f"WARNING {r.task.name}: {r.task.partial}"))
-        for w in model.warnings:
-            body.append(f'<p class="note">note: {H.esc(w)}</p>')
-        if reps:
-            body.append("<h3>Headline: the disparity between values, controlled for phrasing</h3>")
-            body.append(_headline_table(reps, tables.get("controls")))
-            body.append(f'<p class="note legend">{H.esc(HEADLINE_LEGEND)}</p>')
-        headline_figs = figures.get(f"headline:{label}", [])
-        if headline_figs:
-            body.append("<h3>Headline figures</h3><div class='grid wide-figures'>")
-            body.extend(H.figure(png, cap) for png, cap in headline_figs)
-            body.append("</div>")
-        if reps:
-            body.append("<h3>Fidelity</h3>")
-            body.append(_fidelity_table(reps))
-            body.append("<h3>Details</h3>")
-            body.append("<h4>Excess over the noise floor and raw divergence per task</h4>")
-            body.append(_summary_table(reps))
-        for name, title in (
-            ("controls", "The values against control families (secondary view)"),
-            ("intersections", "Intersectional personas: combined vs single attributes"),
-            ("implicit", "Implicit (first-name) vs explicit personas"),
-            ("reverse_groups", "Reverse task: ranking users for an item"),
-            ("framing", "Forward excess vs reverse rank gap (the two framings)"),
-            ("reverse_values", "Reverse task: per user"),
-        ):
-            df = tables.get(name)
-            if df is not None and not df.empty:
-                sub = df[df["model"] == label]
-                if not sub.empty:
-                    body.append(f"<h4>{H.esc(title)}</h4>")
-                    body.append(_df_table(sub, drop=ident))
-        body.append("<h4>Provenance</h4>")
-        body.append(H.kv_table(_provenance_items(model)))
-        radar = figures.get(f"radar:{label}", [])
-        if radar:
-            body.append(
-                "<h4>Raw divergence per variant and attribute group (radar; not bias)</h4>"
-                "<div class='grid'>"
-            )
-            body.extend(H.figure(png, cap) for png, cap in radar)
-            body.append("</div>")
-        for r in reps:
-            body.extend(_task_section(r, label, figures))
     sensitivity = tables.get("prompt_sensitivity")
-    if sensitivity is not None and not sensitivity.empty:
-        body.append("<h2>Prompt sensitivity</h2>")
-        body.append(
-            '<p class="note">The same model and tasks under several prompt templates or '
-            "languages (otherwise identical settings). Per task: spread of the IOU excess over "
-            "prompts and Kendall τ between the prompts' rankings of the values; per model "
-            "(shared tasks): the range of the mean excess over prompts, the leaderboard's "
-            "'prompt sensitivity'.</p>"
-        )
-        body.append(_df_table(sensitivity, drop=[]))
-        variants = tables.get("robustness")
-        if variants is not None and not variants.empty:
-            body.append(_df_table(variants, drop=["row"]))
-        if figures.get("prompts"):
-            body.append("<div class='grid'>")
-            body.extend(H.figure(png, cap) for png, cap in figures["prompts"])
-            body.append("</div>")
-    body.append("<h2>Notes</h2><ul class='note'>")
-    body.extend(f"<li>{note}</li>" for note in MEASUREMENT_NOTES)
-    body.append("</ul>")
-    return H.page("coldbias report", "\n".join(body))
+    variants = tables.get("robustness")
+    shown = sensitivity is not None and not sensitivity.empty
+    body = H.template("report.html.j2").render(
+        source=source,
+        headline=Markup(H.esc(HEADLINE)),  # escaped as the tables are (&quot;, not &#34;)
+        csv_links=Markup(_csv_links(tables)),
+        legend=Markup(H.esc(HEADLINE_LEGEND)),
+        models=[_model_section(lb, reps, reverse, figures, tables) for lb, reps in models.items()],
+        sensitivity=Markup(_df_table(sensitivity, drop=[])) if shown else "",
+        robustness=Markup(_df_table(variants, drop=["row"]))
+        if shown and variants is not None and not variants.empty
+        else "",
+        prompt_figures=_figures(figures.get("prompts", [])) if shown else [],
+        notes=[Markup(n) for n in MEASUREMENT_NOTES],  # written with escaped parts
+    )
+    return H.page("coldbias report", body.rstrip("\n"))
