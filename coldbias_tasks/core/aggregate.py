@@ -40,6 +40,7 @@ import numpy as np
 
 from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
+from coldbias_tasks.core.diversity import DiversitySummary, task_diversity
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -422,6 +423,7 @@ class GroupSummary:
     n_replicates: int = 0
     alpha: float = ALPHA
     deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
+    diversity: DiversitySummary = field(default_factory=DiversitySummary)  # (.diversity)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -472,9 +474,11 @@ def summarize_group(
     records: Iterable[AnswerRecord],
     metrics: Sequence[str] = SIMILARITY_NAMES,
     alpha: float | None = None,
+    catalog: str | None = None,
 ) -> GroupSummary:
     """All statistics of one attribute group: the neutral persona, its replicates and the
-    values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05)."""
+    values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05);
+    ``catalog``: the items' catalog for diversity (default: the records' own)."""
     records = list(records)
     if alpha is None:
         alpha = records[0].alpha if records else ALPHA
@@ -500,4 +504,7 @@ def summarize_group(
         n_replicates=table.n_replicates,
         alpha=alpha,
         deterministic=deterministic,
+        diversity=task_diversity(
+            table.phrased, catalog or next((r.catalog for r in records if r.catalog), ""), alpha
+        ),
     )
