@@ -195,3 +195,16 @@ def test_lm_eval_wording_alone_is_not_flagged() -> None:
     runs = [_run(SyntheticRecommender(seed=s, skew=2.0, wording=1.0), 60 + s) for s in range(4)]
     for key in ("diversity_entropy_contrast_p", "diversity_ild_contrast_p"):
         assert sum(r[key] <= 0.05 for r in runs) <= 1, key
+
+
+def test_bench_simulation_runs_and_its_null_is_exchangeable() -> None:
+    """bench/diversity_sim.py: a task has the design's shape; a few rows run and report rates."""
+    from tests.test_bench import _load
+
+    sim = _load("diversity_sim")
+    design = sim.Design(2, 6, 2)
+    phrased = sim.simulate_task(sim.SCENARIOS[2], design, np.random.default_rng(0))
+    assert sorted(phrased) == ["x.v0", "x.v1"]
+    assert all(len(phrased[v]) == 6 and len(phrased[v][0]) == 2 for v in phrased)
+    row = sim.run_row(sim.SCENARIOS[2], design, 3, seed=0)
+    assert row["tasks"] == 3 and 0 <= row["entropy_reject"] <= 1

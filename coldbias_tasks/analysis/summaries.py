@@ -13,6 +13,7 @@ from coldbias_tasks.analysis.intervals import BOUNDS, Series, metric_series, t_i
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
 from coldbias_tasks.core.disparity import PhrasingDisparity
+from coldbias_tasks.core.diversity import DiversitySummary
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
@@ -69,9 +70,10 @@ class TaskSummary:
 
 def summarize_task(task: TaskData) -> TaskSummary:
     """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_group` of its
-    answers) and the series of every metric and kind. The placebo task has no headline: its
-    sentences are controls, not values of one attribute (lm-eval reports none for it either)."""
-    summary = summarize_group(task.records)
+    answers) and the series of every metric and kind. The placebo task has no headline and no
+    diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
+    neither for it)."""
+    summary = summarize_group(task.records, catalog=task.catalog)
     if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute
         summary = replace(
             summary,
@@ -79,6 +81,7 @@ def summarize_task(task: TaskData) -> TaskSummary:
                 m: replace(ms, disparity=PhrasingDisparity(alpha=ms.alpha))
                 for m, ms in summary.metrics.items()
             },
+            diversity=DiversitySummary(note="control sentences, not values of one attribute"),
         )
     series = {
         (m, kind): metric_series(summary.metrics[m], kind)

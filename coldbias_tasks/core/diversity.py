@@ -87,6 +87,8 @@ CATEGORY_FIELDS: tuple[str, ...] = (
     "genres", "genre", "countries", "artist_country", "country", "region", "decade", "western",
 )  # fmt: skip
 _TIE = 1e-9
+#: the headline's relabellings, enumerated once per design (every statistic of a task shares them)
+_relabellings = lru_cache(maxsize=8)(relabellings)
 
 
 # --- per list --------------------------------------------------------------------------------
@@ -107,23 +109,19 @@ def entropy_bits(labels: Iterable[Sequence[str]]) -> float:
             mass[c] = mass.get(c, 0.0) + 1.0 / len(cats)
     if n < 2:
         return NAN
-    q = np.asarray(list(mass.values())) / n
-    return float(max(0.0, -np.sum(q * np.log2(q))))
+    return max(0.0, -sum(m / n * math.log2(m / n) for m in mass.values()))
 
 
 def intra_list_diversity(items: Sequence[Mapping[str, Sequence[str]]]) -> float:
     """Mean over pairs of items of the mean over fields (where both have labels) of
     1 − Jaccard of their labels; in [0, 1]. NaN with fewer than two items or no shared field."""
+    sets = [{f: frozenset(v) for f, v in item.items() if v} for item in items]
     pairs = []
-    for a, b in itertools.combinations(items, 2):
-        dists = [
-            1.0 - len(set(a[f]) & set(b[f])) / len(set(a[f]) | set(b[f]))
-            for f in a
-            if a[f] and b.get(f)
-        ]
+    for a, b in itertools.combinations(sets, 2):
+        dists = [1.0 - len(a[f] & b[f]) / len(a[f] | b[f]) for f in a if f in b]
         if dists:
             pairs.append(sum(dists) / len(dists))
-    return float(np.mean(pairs)) if pairs else NAN
+    return sum(pairs) / len(pairs) if pairs else NAN
 
 
 @dataclass(frozen=True)
@@ -258,7 +256,7 @@ def contrast(
     n_p, n_v = m.shape[1], m.shape[2]
     e = _deviations(m)  # K × V
     spreads = _spread(e)
-    perms, _ = relabellings(n_v, n_p, seed)
+    perms, _ = _relabellings(n_v, n_p, seed)
     relabelled = m[:, np.arange(n_p)[None, :, None], perms]  # K × draws × P × V
     stats = _spread(_deviations(relabelled)).max(axis=0)  # draws
     hits = int(np.count_nonzero(stats >= stats[0] - _TIE * max(1.0, abs(stats[0]))))
@@ -336,7 +334,7 @@ class DiversitySummary:
 
 def _nanmean(xs: Sequence[float]) -> float:
     finite = [x for x in xs if not math.isnan(x)]
-    return float(np.mean(finite)) if finite else NAN
+    return sum(finite) / len(finite) if finite else NAN
 
 
 def summarize_diversity(

@@ -491,10 +491,13 @@ def render_html(
             ("reverse_groups", "Reverse task: ranking users for an item"),
             ("framing", "Forward excess vs reverse rank gap (the two framings)"),
             ("reverse_values", "Reverse task: per user"),
+            ("diversity", "Diversity per value and the contrast between values (§3d)"),
         ):
             df = tables.get(name)
             if df is not None and not df.empty:
                 sub = df[df["model"] == label]
+                if name == "diversity":  # columns of other domains' fields
+                    sub = sub.dropna(axis=1, how="all")
                 if not sub.empty:
                     body.append(f"<h4>{H.esc(title)}</h4>")
                     body.append(_df_table(sub, drop=ident))
