@@ -6,10 +6,13 @@ is flagged, a recommender reacting to each sentence's wording alone is not."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from coldbias_tasks.app.commands import build_report
 from coldbias_tasks.core.aggregate import summarize_group
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.diversity import (
@@ -159,6 +162,7 @@ def test_summary_per_value_and_through_summarize_group() -> None:
     old = [AnswerRecord.from_payload({**r.to_payload(), "catalog": ""}) for r in records]
     assert "no catalog" in summarize_group(old).diversity.note  # runs before the field
     assert "unreadable" in task_diversity(phrased, "/nonexistent.jsonl").note
+    assert "changed since the run" in task_diversity(phrased, "movie", sha256="0" * 64).note
 
 
 def test_payload_carries_the_catalog() -> None:
@@ -187,6 +191,29 @@ def test_lm_eval_flags_a_value_given_narrower_lists() -> None:
     assert got["diversity_entropy_contrast_p"] <= 0.01
     assert got["diversity_entropy_contrast"] > 0.15
     assert got["diversity_entropy_contrast_stderr"] > 0
+
+
+def test_report_has_the_diversity_table_and_shows_it(tmp_path: Path) -> None:
+    """The report of a run through lm-eval: diversity.csv holds a row per value and a row per
+    contrast, the narrowed value has the lower genre entropy, and the page shows the table."""
+    genres = load_catalog("movie").categories("genres")
+    narrow = {"gender.female": lambda i: 1e4 if "Drama" in genres[i] else 1.0}
+    model = SyntheticRecommender(seed=2, skew=2.0, wording=1.0, effect=narrow)
+    meta = {**META, "coldbias_seed": 9}
+    run_synthetic(model, ["coldbias_movie_gender"], meta, output_path=tmp_path / "out")
+    build_report(tmp_path / "out", tmp_path / "rep")
+    table = pd.read_csv(tmp_path / "rep" / "diversity.csv")
+    values = table[table.row == "value"].set_index("value")
+    assert (
+        values.loc["gender.female", "entropy_genres"] < values.loc["gender.male", "entropy_genres"]
+    )
+    assert (values.n_lists == 24).all() and (values.n_unknown == 0).all()
+    contrasts = table[table.row == "contrast"].set_index("statistic")
+    joint = contrasts.loc["entropy (widest: genres)"]
+    assert joint.p_value <= 0.01 and joint.verdict.startswith("values given lists")
+    assert {"ild", "coverage", "entropy:genres", "entropy:western"} <= set(contrasts.index)
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "Diversity per value and the contrast between values" in page
 
 
 def test_lm_eval_wording_alone_is_not_flagged() -> None:

@@ -73,7 +73,9 @@ def summarize_task(task: TaskData) -> TaskSummary:
     answers) and the series of every metric and kind. The placebo task has no headline and no
     diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
     neither for it)."""
-    summary = summarize_group(task.records, catalog=task.catalog)
+    summary = summarize_group(
+        task.records, catalog=task.catalog, catalog_sha256=task.catalog_sha256
+    )
     if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute
         summary = replace(
             summary,

@@ -475,10 +475,12 @@ def summarize_group(
     metrics: Sequence[str] = SIMILARITY_NAMES,
     alpha: float | None = None,
     catalog: str | None = None,
+    catalog_sha256: str = "",
 ) -> GroupSummary:
     """All statistics of one attribute group: the neutral persona, its replicates and the
     values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05);
-    ``catalog``: the items' catalog for diversity (default: the records' own)."""
+    ``catalog``: the items' catalog for diversity (default: the records' own) and the run's
+    hash of it (diversity is skipped when the catalog changed since)."""
     records = list(records)
     if alpha is None:
         alpha = records[0].alpha if records else ALPHA
@@ -505,6 +507,9 @@ def summarize_group(
         alpha=alpha,
         deterministic=deterministic,
         diversity=task_diversity(
-            table.phrased, catalog or next((r.catalog for r in records if r.catalog), ""), alpha
+            table.phrased,
+            catalog or next((r.catalog for r in records if r.catalog), ""),
+            alpha,
+            catalog_sha256,
         ),
     )

@@ -429,12 +429,18 @@ def task_diversity(
     phrased: Mapping[str, Mapping[int, Mapping[int, AnswerRecord]]],
     catalog: str,
     alpha: float = 0.05,
+    sha256: str = "",
 ) -> DiversitySummary:
     """:func:`summarize_diversity` with the labels of the catalog ``catalog`` (the records'
     own: :attr:`~.records.AnswerRecord.catalog`); empty, with a note saying why, when there is
-    none or it cannot be loaded."""
+    none, it cannot be loaded or (``sha256``: the run's hash of it) it changed since the run
+    (item ids may then name other items)."""
     labels, counts = catalog_labels(catalog)
     if not counts:
         why = "the answers name no catalog" if not catalog else f"catalog {catalog!r} unreadable"
         return DiversitySummary(note=f"diversity skipped: {why}")
+    if sha256 and load_catalog(catalog).sha256 != sha256:
+        return DiversitySummary(
+            note=f"diversity skipped: catalog {catalog!r} changed since the run"
+        )
     return summarize_diversity(phrased, labels, counts, alpha)
