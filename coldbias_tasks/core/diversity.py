@@ -27,9 +27,10 @@ declared reference order (sorted ids: ``reference`` first) the contrast is signe
 mean over p of (m[other, p] − m[reference, p]) = ē_other − ē_reference; with V > 2 it is the
 **spread**, the root mean square over pairs of values of ē_v − ē_v' (≥ 0, units of s; it
 equals |signed contrast| at V = 2). ``spread`` is always given. The entropy contrast of a task
-(the lm-eval metric ``diversity_entropy_contrast``) is **joint over the category fields**: the
-largest spread over the fields' normalised entropies, tested by the maximum over fields under
-the same relabellings (valid family-wise). A mean over fields would hide narrowing: a value given
+(the lm-eval metric ``diversity_entropy_contrast``) is **joint over the category fields**: each
+field's spread is scaled by its mean over the relabellings (its null level), the test compares
+the largest scaled spread under the same relabellings (valid family-wise), and the value is the
+raw spread of that field (``widest``). A mean over fields would hide narrowing: a value given
 only dramas gets lists narrower in genre but often *wider* in country and decade.
 
 - **Test.** Null: within each phrasing the values' sentences are exchangeable (each sentence may
@@ -196,7 +197,8 @@ class DiversityContrast:
     reference: str = ""
     other: str = ""
     by_value: dict[str, float] = field(default_factory=dict)
-    #: joint contrast: the index of the statistic with the largest spread (``by_value``'s)
+    #: joint contrast: the statistic with the largest spread relative to its null level (the
+    #: one ``value``, ``spread`` and ``by_value`` describe)
     widest: int = 0
 
     @property
@@ -218,13 +220,13 @@ def _spread(e: np.ndarray) -> np.ndarray:
     return np.sqrt(2.0 * ss / (n_v - 1))
 
 
-def _estimate(m: np.ndarray) -> float:
+def _estimate(m: np.ndarray, k: int = 0) -> float:
     """The contrast of cell means m (K statistics × P × V): signed at K = 1 and V = 2, else the
-    largest spread over the statistics."""
+    spread of statistic ``k``."""
     e = _deviations(m)
     if m.shape[0] == 1 and m.shape[2] == 2:
         return float(e[0, 1] - e[0, 0])
-    return float(_spread(e).max())
+    return float(_spread(e[k]))
 
 
 def contrast(
@@ -237,10 +239,13 @@ def contrast(
     repeats) between values; phrasings where some value is missing or NaN are left out. NaN
     (with the counts) below two values or two phrasings.
 
-    ``cells`` may be a sequence of such tables (K statistics on one scale, e.g. the normalised
-    entropy of each field): the **joint** contrast, whose value and spread are the largest
-    spread over the K statistics and whose test relabels all K alike and compares the maximum
-    (family-wise valid over the K: the max-statistic permutation test)."""
+    ``cells`` may be a sequence of such tables (K statistics, e.g. the normalised entropy of
+    each field): the **joint** contrast. Each statistic's spread is scaled by its mean over the
+    relabellings (its null level: a two-category field is noisier than a twenty-category one),
+    the test relabels all K alike and compares the largest scaled spread (family-wise valid over
+    the K: the max-statistic permutation test; the scale is the same for every labelling), and
+    ``widest`` is the statistic with the largest scaled spread, whose raw spread is ``value``
+    and ``spread``."""
     tables = [cells] if isinstance(cells, Mapping) else list(cells)
     values = sorted({v for t in tables for v in t})
     keys = [set(t.get(v, {})) for t in tables for v in values]
@@ -258,19 +263,22 @@ def contrast(
     spreads = _spread(e)
     perms, _ = _relabellings(n_v, n_p, seed)
     relabelled = m[:, np.arange(n_p)[None, :, None], perms]  # K × draws × P × V
-    stats = _spread(_deviations(relabelled)).max(axis=0)  # draws
+    null = _spread(_deviations(relabelled))  # K × draws
+    scale = null.mean(axis=1, keepdims=True)
+    scaled = null / np.where(scale > 0, scale, 1.0)
+    stats = scaled.max(axis=0)  # draws (K = 1: the spread, up to a constant)
+    widest = int(np.argmax(scaled[:, 0]))
     hits = int(np.count_nonzero(stats >= stats[0] - _TIE * max(1.0, abs(stats[0]))))
     p, min_p = hits / stats.size, 1.0 / stats.size
-    value = _estimate(m)
+    value = _estimate(m, widest)
     se = lo = hi = mde = NAN
     if n_p >= 3:
-        thetas = np.asarray([_estimate(np.delete(m, j, axis=1)) for j in range(n_p)])
+        thetas = np.asarray([_estimate(np.delete(m, j, axis=1), widest) for j in range(n_p)])
         se = float(math.sqrt((n_p - 1) / n_p * np.sum((thetas - thetas.mean()) ** 2)))
         df = n_p - 1
         half = float(sps.t.ppf(0.975, df)) * se
         lo, hi = value - half, value + half
         mde = float(sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(MDE_POWER, df)) * se
-    widest = int(np.argmax(spreads))
     return DiversityContrast(
         statistic=statistic,
         value=value,
