@@ -36,6 +36,7 @@ FILES = (
     "report/fidelity.csv",
     "report/exposure.csv",
     "report/controls.csv",
+    "report/diversity.csv",
     "leaderboard/leaderboard_long.csv",
     "leaderboard/leaderboard_wide.csv",
     "leaderboard/leaderboard.md",

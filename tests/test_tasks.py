@@ -371,6 +371,7 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
     p_values = {f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "disparity")}
+    p_values |= {f"diversity_{s}_contrast_p" for s in ("entropy", "ild")}
     assert up == {"exact_k_rate", "fill_rate"} | p_values
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
 from coldbias_tasks.core.disparity import PhrasingDisparity
+from coldbias_tasks.core.diversity import DiversitySummary
 from coldbias_tasks.core.metric_specs import EXCESS, MetricSpec, declared
 from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.series import Series
@@ -76,9 +77,12 @@ class TaskSummary:
 
 def summarize_task(task: TaskData) -> TaskSummary:
     """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_group` of its
-    answers) and the series of every metric and kind. The placebo task has no headline: its
-    sentences are controls, not values of one attribute (lm-eval reports none for it either)."""
-    summary = summarize_group(task.records)
+    answers) and the series of every metric and kind. The placebo task has no headline and no
+    diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
+    neither for it)."""
+    summary = summarize_group(
+        task.records, catalog=task.catalog, catalog_sha256=task.catalog_sha256
+    )
     if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute
         summary = replace(
             summary,
@@ -86,6 +90,7 @@ def summarize_task(task: TaskData) -> TaskSummary:
                 m: replace(ms, disparity=PhrasingDisparity(alpha=ms.alpha))
                 for m, ms in summary.metrics.items()
             },
+            diversity=DiversitySummary(note="control sentences, not values of one attribute"),
         )
     series = {
         (m, q.name): q.series_of(ms)

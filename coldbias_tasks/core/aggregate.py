@@ -40,6 +40,7 @@ import numpy as np
 
 from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
+from coldbias_tasks.core.diversity import DiversitySummary, task_diversity
 from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.series import mean_by_repeat
@@ -435,6 +436,7 @@ class GroupSummary:
     n_replicates: int = 0
     alpha: float = ALPHA
     deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
+    diversity: DiversitySummary = field(default_factory=DiversitySummary)  # (.diversity)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -485,9 +487,13 @@ def summarize_group(
     records: Iterable[AnswerRecord],
     metrics: Sequence[str] = SIMILARITY_NAMES,
     alpha: float | None = None,
+    catalog: str | None = None,
+    catalog_sha256: str = "",
 ) -> GroupSummary:
     """All statistics of one attribute group: the neutral persona, its replicates and the
-    values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05)."""
+    values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05);
+    ``catalog``: the items' catalog for diversity (default: the records' own) and the run's
+    hash of it (diversity is skipped when the catalog changed since)."""
     records = list(records)
     if alpha is None:
         alpha = records[0].alpha if records else ALPHA
@@ -513,4 +519,10 @@ def summarize_group(
         n_replicates=table.n_replicates,
         alpha=alpha,
         deterministic=deterministic,
+        diversity=task_diversity(
+            table.phrased,
+            catalog or next((r.catalog for r in records if r.catalog), ""),
+            alpha,
+            catalog_sha256,
+        ),
     )

@@ -75,6 +75,7 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
         alpha=doc.alpha,
         value=doc.value,
         phrasing=doc.phrasing,
+        catalog=doc.catalog,
     )
 
 

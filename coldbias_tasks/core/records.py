@@ -11,7 +11,8 @@
 
 Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema 1 (runs made
 before the key existed; schema 2 adds ``alpha``; schema 3, task version 4.0, ``value`` and
-``phrasing``: a value's answers in its matched phrasings). A malformed document or payload
+``phrasing``: a value's answers in its matched phrasings; an optional ``catalog``, the item
+ids' catalog, read as "" when absent). A malformed document or payload
 raises :class:`RecordError`.
 """
 
@@ -183,6 +184,9 @@ class AnswerRecord:
     alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
     value: str = ""
     phrasing: int = 0
+    #: the catalog the items index (:attr:`TaskDoc.catalog`: a built-in domain or a path); ""
+    #: in payloads written before it was carried (diversity then has no labels)
+    catalog: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not self.value:
@@ -225,6 +229,9 @@ class AnswerRecord:
         value = payload.get("value") or payload["persona_id"]
         if not isinstance(value, str):
             raise RecordError(f"field 'value' must be text, got {value!r}")
+        catalog = payload.get("catalog", "")
+        if not isinstance(catalog, str):
+            raise RecordError(f"field 'catalog' must be text, got {catalog!r}")
         return cls(
             persona_id=payload["persona_id"],
             repeat=_int(payload["repeat"], "repeat"),
@@ -236,6 +243,7 @@ class AnswerRecord:
             duplicates=_strs(payload.get("duplicates", ()), "duplicates"),
             alpha=alpha,
             value=value,
+            catalog=catalog,
             **counts,
         )
 

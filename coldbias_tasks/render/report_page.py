@@ -439,6 +439,7 @@ _DETAIL_TABLES = (
     ("reverse_groups", "Reverse task: ranking users for an item"),
     ("framing", "Forward excess vs reverse rank gap (the two framings)"),
     ("reverse_values", "Reverse task: per user"),
+    ("diversity", "Diversity per value and the contrast between values (§3d)"),
 )
 _IDENT = ["model", "task_version", "domain", "variant", "attribute_group"]
 
@@ -475,6 +476,8 @@ def _model_section(
     for name, title in _DETAIL_TABLES:
         df = tables.get(name)
         sub = df[df["model"] == label] if df is not None and not df.empty else None
+        if sub is not None and name == "diversity":  # columns of other domains' fields
+            sub = sub.dropna(axis=1, how="all")
         if sub is not None and not sub.empty:
             details.append((title, Markup(_df_table(sub, drop=_IDENT))))
     return {
