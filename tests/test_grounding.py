@@ -136,7 +136,8 @@ def tiny(tmp_path_factory):
         RefEntry("r5", "The Killing Fields", 1984),
         RefEntry("r6", "Sans Soleil", None, ("Sunless",)),
     )
-    return Grounder("movie", load_catalog(path), Reference("tiny", entries, "six films"))
+    reference = Reference("tiny", entries, "six films", kind="work")
+    return Grounder("movie", load_catalog(path), reference)
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,7 @@ from coldbias_tasks.core.catalog_index import (
 from coldbias_tasks.core.reference import YEAR_TOLERANCE, Reference, load_reference
 from coldbias_tasks.core.title_match import MARKDOWN, PROSE_START, TitleMatcher
 from coldbias_tasks.core.title_match import _artists_agree as artists_agree
+from coldbias_tasks.core.vocabulary import domain as domain_of
 
 __all__ = [
     "YEAR_TOLERANCE",
@@ -154,7 +155,8 @@ class Grounder:
         self.domain = domain
         self.catalog = catalog
         self.reference = reference
-        self._matcher = TitleMatcher(build_index(catalog.titles, catalog.aliases()))
+        kind = domain_of(domain).title_kind
+        self._matcher = TitleMatcher(build_index(catalog.titles, catalog.aliases(), kind))
         years = catalog.table.get("year") if domain in YEAR_DOMAINS else None
         self._catalog_years = None if years is None else tuple(_year(y) for y in years)
 
@@ -175,7 +177,7 @@ class Grounder:
         """Whether a song entry names an artist, in brackets after the title or before a
         quoted title, that is not the catalog song's artist nor part of its title."""
         index = self._matcher.index
-        own = index.artists[hit] if index.songs else ""
+        own = index.artists[hit] if index.kind == "song" else ""
         if not own:
             return False
         match = _PAREN_ARTIST.match(text) or _ARTIST_THEN_QUOTED.match(text)

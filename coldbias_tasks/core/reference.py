@@ -39,6 +39,8 @@ from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.title_match import MARKDOWN, TitleMatcher
+from coldbias_tasks.core.vocabulary import TitleKind
+from coldbias_tasks.core.vocabulary import domain as domain_of
 
 __all__ = ["YEAR_TOLERANCE", "RefEntry", "Reference", "load_reference", "reference_dir"]
 
@@ -72,7 +74,13 @@ def reference_dir() -> Path:
 class Reference:
     """A domain's reference list with its matcher."""
 
-    def __init__(self, domain: str, entries: tuple[RefEntry, ...], coverage: str) -> None:
+    def __init__(
+        self,
+        domain: str,
+        entries: tuple[RefEntry, ...],
+        coverage: str,
+        kind: TitleKind | None = None,
+    ) -> None:
         if not entries:
             raise CatalogError(f"the reference list of {domain!r} is empty; ship entries or none.")
         self.domain = domain
@@ -80,7 +88,8 @@ class Reference:
         self.coverage = coverage
         self.ids = {e.id: e for e in entries}
         aliases = [e.aliases for e in entries] if any(e.aliases for e in entries) else None
-        self._matcher = TitleMatcher(build_index([e.title for e in entries], aliases))
+        kind = kind or domain_of(domain).title_kind  # what the titles are, as the domain declares
+        self._matcher = TitleMatcher(build_index([e.title for e in entries], aliases, kind))
         shared: dict[str, list[int]] = {}
         for row, entry in enumerate(entries):
             shared.setdefault(normalized_key(entry.title), []).append(row)
