@@ -109,6 +109,8 @@ def test_report_leads_with_the_headline(report: dict[str, Any]) -> None:
     assert "values.csv" in dom and 'href="groups.csv"' in dom
     assert "The headline is the disparity between values" in dom
     assert report["scroll"] <= chromium.WIDTH, report["wide"]
+    # the diversity CSV's ~40 columns are shown as two narrow tables (render/diversity_tables)
+    assert {"intra-list diversity", "contrast [95 % interval]"} <= set(_headers(report))
 
 
 @pytest.mark.parametrize("page", ["report", "board"])

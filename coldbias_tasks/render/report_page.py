@@ -27,6 +27,7 @@ from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import HEADLINE, PLACEBO_GROUP
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
+from coldbias_tasks.render.diversity_tables import diversity_tables
 from coldbias_tasks.render.report_figures import ci_text, make_plots
 
 __all__ = ["MEASUREMENT_NOTES", "make_plots", "render_html", "summary_lines"]
@@ -476,10 +477,9 @@ def _model_section(
     for name, title in _DETAIL_TABLES:
         df = tables.get(name)
         sub = df[df["model"] == label] if df is not None and not df.empty else None
-        if sub is not None and name == "diversity":  # columns of other domains' fields
-            sub = sub.dropna(axis=1, how="all")
         if sub is not None and not sub.empty:
-            details.append((title, Markup(_df_table(sub, drop=_IDENT))))
+            shown = diversity_tables(sub) if name == "diversity" else _df_table(sub, drop=_IDENT)
+            details.append((title, Markup(shown)))
     return {
         "label": label,
         "warnings": _warnings(reps, mine),
