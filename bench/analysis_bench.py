@@ -167,9 +167,7 @@ def clear_caches() -> None:
     """Forget parser indexes, memos, normalized strings and cached summaries (a fresh process)."""
     catalog_index.clear_caches()
     answers._shown_view.cache_clear()
-    summaries = getattr(harness, "_SUMMARIES", None)
-    if summaries is not None:
-        summaries.clear()
+    harness._STORE.clear()
 
 
 def run_parse(docs: dict[str, list[dict]], answers: dict[str, list[str]]) -> dict[str, list]:
@@ -191,7 +189,9 @@ def run_metrics(docs: dict[str, list[dict]], parsed: dict[str, list]) -> dict[st
             for metric, value in harness.process_results(doc, [payload]).items():
                 per_metric[metric].append(value)
         harness.aggregate_answers(per_metric[ANSWER_KEY])
-        out[name] = {m: fn(per_metric[m]) for m, (fn, _) in harness.METRICS.items()}
+        out[name] = {  # the metrics the task has (a control task has fewer)
+            m: fn(per_metric[m]) for m, (fn, _) in harness.METRICS.items() if per_metric[m]
+        }
     return out
 
 
