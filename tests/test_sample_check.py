@@ -157,3 +157,27 @@ def test_the_one_check_refuses_with_the_problem(run: Path) -> None:
     assert isinstance(ranked, UserRankRecord)
     with pytest.raises(AnswerMisfit, match="not the users shown"):
         check_answer(dict(reverse[ANSWER_KEY], candidates=["a", "b"]), reverse["doc"], True)
+
+
+def test_a_task_yaml_of_an_older_coldbias_names_the_fix(tmp_path: Path) -> None:
+    """A YAML written before coldbias_answer (filter parse_filter) stops with the fix, not with
+    lm-eval averaging payload dicts."""
+    import shutil
+
+    from coldbias_tasks.core.errors import SettingsError
+    from coldbias_tasks.core.resources import tasks_dir
+
+    tasks = tmp_path / "tasks"
+    shutil.copytree(tasks_dir(), tasks)
+    template = tasks / "_coldbias_template_yaml"
+    text = template.read_text(encoding="utf-8")
+    new_filter = "      - function: take_first\n"
+    assert new_filter in text
+    old_filter = (
+        "      - function: custom\n"
+        "        filter_fn: !function coldbias_tasks.lmeval.harness.parse_filter\n"
+    )
+    template.write_text(text.replace(new_filter, old_filter), encoding="utf-8")
+    small = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 1}
+    with pytest.raises(SettingsError, match=r"older coldbias.*regenerate it"):
+        run_synthetic(SyntheticRecommender(seed=1), [FORWARD], small, include_path=tasks)

@@ -42,6 +42,7 @@ __all__ = [
     "aggregation",
     "answer_record",
     "load_dataset",
+    "parse_filter",
     "process_results",
 ]
 
@@ -61,6 +62,18 @@ def load_dataset(**kwargs: Any) -> Any:
         kwargs["domain"], kwargs["group"], kwargs.get("variant", "plain"), metadata=kwargs
     )
     return DatasetDict({"test": Dataset.from_list([d.to_dict() for d in docs])})
+
+
+def parse_filter(resps: Sequence[Any], docs: Sequence[Any]) -> list[Any]:
+    """The filter of task YAMLs written before ``coldbias_answer`` (each answer is now parsed
+    once, in :func:`process_results`): refuses with the fix instead of logging the old shape."""
+    raise SettingsError(
+        "this coldbias task YAML was written by an older coldbias (its filter is "
+        "coldbias_tasks.lmeval.harness.parse_filter, its metric_list lacks "
+        f"{ANSWER_KEY!r}): regenerate it (python -m coldbias_tasks.lmeval.taskgen, with "
+        "--personas FILE --out DIR for your own groups; `coldbias tasks install` for lm-eval's "
+        "task folder) and rerun."
+    )
 
 
 def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
@@ -121,7 +134,7 @@ def _stored(reverse: bool, values: Sequence[Any], name: str) -> Any:
             f"{len(values)} answers. lm-eval must aggregate {ANSWER_KEY!r} (listed first in "
             "the task's metric_list, returned first by process_results) before the metrics: "
             "the task YAML is stale. Regenerate it (python -m coldbias_tasks.lmeval.taskgen, or "
-            "`coldbias install` for lm-eval's task folder) and rerun."
+            "`coldbias tasks install` for lm-eval's task folder) and rerun."
         )
     return found
 

@@ -11,10 +11,11 @@ from typing import Any
 
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.lmeval.documents import build_reverse_docs
-from coldbias_tasks.lmeval.harness import answer_record
+from coldbias_tasks.lmeval.harness import answer_record, parse_filter
 
 __all__ = [
     "load_reverse_dataset",
+    "parse_reverse_filter",
     "process_reverse_results",
 ]
 
@@ -35,3 +36,8 @@ def process_reverse_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]
     """The answer's record once, under ``ANSWER_KEY``, and its short id under every reverse
     metric (:func:`coldbias_tasks.lmeval.harness.answer_record`)."""
     return answer_record(doc, results, reverse=True)
+
+
+#: The reverse filter of task YAMLs written before ``coldbias_answer``: refuses with the fix
+#: (:func:`coldbias_tasks.lmeval.harness.parse_filter`).
+parse_reverse_filter = parse_filter
