@@ -12,10 +12,10 @@ formatted "1. Title", "1. **Title** (year)", "- Title" or "1) Title"; 5 % of lin
 Timed separately, in this order, as lm-eval and ``coldbias report`` run them:
 
 1. docs: :func:`coldbias_tasks.lmeval.documents.build_docs` for every task;
-2. parse: :func:`coldbias_tasks.lmeval.harness.parse_filter` over each task's answers (cold parser
-   caches, as in a fresh lm-eval process);
-3. metrics: ``process_results`` per doc, then every aggregation of
-   :data:`coldbias_tasks.lmeval.harness.METRICS` on each task's payloads (what lm-eval does);
+2. parse: :func:`coldbias_tasks.lmeval.harness.process_results` over each task's raw answers
+   (cold parser caches, as in a fresh lm-eval process);
+3. metrics: ``process_results`` per doc on its payload, then the aggregation of ``ANSWER_KEY``
+   and every aggregation of :data:`coldbias_tasks.lmeval.harness.METRICS` (what lm-eval does);
 4. report (:mod:`coldbias_tasks.analysis.report`, :mod:`coldbias_tasks.analysis.tables`):
    loading an lm-eval-style output folder written from the same payloads (``runs.load_folder``
    + ``pool_runs``), then ``analyze`` and the tables, without plots or HTML.
@@ -50,6 +50,8 @@ from coldbias_tasks.core.aggregate import summarize_group  # noqa: E402
 from coldbias_tasks.core.catalog import Catalog, load_catalog  # noqa: E402
 from coldbias_tasks.core.personas import load_personas  # noqa: E402
 from coldbias_tasks.core.records import AnswerRecord  # noqa: E402
+from coldbias_tasks.core.sample_check import answer_id  # noqa: E402
+from coldbias_tasks.core.vocabulary import ANSWER_KEY  # noqa: E402
 from coldbias_tasks.lmeval import harness  # noqa: E402
 from coldbias_tasks.lmeval.documents import build_docs  # noqa: E402
 
@@ -165,25 +167,31 @@ def clear_caches() -> None:
     """Forget parser indexes, memos, normalized strings and cached summaries (a fresh process)."""
     catalog_index.clear_caches()
     answers._shown_view.cache_clear()
-    summaries = getattr(harness, "_SUMMARIES", None)
-    if summaries is not None:
-        summaries.clear()
+    harness._STORE.clear()
 
 
 def run_parse(docs: dict[str, list[dict]], answers: dict[str, list[str]]) -> dict[str, list]:
-    """lm-eval's filter step: per task, ``parse_filter`` over all its docs at once."""
-    return {name: harness.parse_filter([[a] for a in answers[name]], docs[name]) for name in docs}
+    """lm-eval's parse step: per task, ``process_results`` on each raw answer (its payload)."""
+    return {
+        name: [
+            harness.process_results(d, [a])[ANSWER_KEY] for d, a in zip(docs[name], answers[name])
+        ]
+        for name in docs
+    }
 
 
 def run_metrics(docs: dict[str, list[dict]], parsed: dict[str, list]) -> dict[str, dict]:
     """lm-eval's metric step: ``process_results`` per doc, then each metric's aggregation."""
     out: dict[str, dict] = {}
     for name, payloads in parsed.items():
-        per_metric: dict[str, list] = {m: [] for m in harness.METRICS}
+        per_metric: dict[str, list] = {m: [] for m in (ANSWER_KEY, *harness.METRICS)}
         for doc, payload in zip(docs[name], payloads):
             for metric, value in harness.process_results(doc, [payload]).items():
                 per_metric[metric].append(value)
-        out[name] = {m: fn(per_metric[m]) for m, (fn, _) in harness.METRICS.items()}
+        harness.aggregate_answers(per_metric[ANSWER_KEY])
+        out[name] = {  # the metrics the task has (a control task has fewer)
+            m: fn(per_metric[m]) for m, (fn, _) in harness.METRICS.items() if per_metric[m]
+        }
     return out
 
 
@@ -204,7 +212,9 @@ def sample_composition(folder: Path) -> dict[str, float]:
             sizes["line"] += len(line)
             sizes["doc"] += len(json.dumps(sample["doc"]))
             sizes["arguments"] += len(json.dumps(sample["arguments"]))
-            sizes["payload_copies"] += sum(len(json.dumps(sample[m])) for m in harness.METRICS)
+            sizes["payload_copies"] += sum(
+                len(json.dumps(sample[m])) for m in (ANSWER_KEY, *harness.METRICS)
+            )
     return {k: v / max(n, 1) for k, v in sizes.items()}
 
 
@@ -265,10 +275,11 @@ def write_output_folder(
                     "target": "",
                     "arguments": {"gen_args_0": {"arg_0": chat, "arg_1": {"until": []}}},
                     "resps": [[answer]],
-                    "filtered_resps": [payload],
+                    "filtered_resps": [answer],
                     "filter": "ranked",
-                    "metrics": list(harness.METRICS),
-                    **dict.fromkeys(harness.METRICS, payload),
+                    "metrics": [ANSWER_KEY, *harness.METRICS],
+                    ANSWER_KEY: payload,
+                    **dict.fromkeys(harness.METRICS, answer_id(payload)),
                 }
                 out.write(json.dumps(sample) + "\n")
 

@@ -10,6 +10,7 @@ import pytest
 
 from coldbias_tasks.core.metric_specs import lm_metrics
 from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 
 pytestmark = pytest.mark.slow
 
@@ -74,7 +75,7 @@ def test_vllm_samples_carry_parse_payloads(lm_eval_run: Path) -> None:
         assert len(samples) == (2 + 2 * len(values)) * 2
         assert samples[0]["doc"]["persona_id"] == "neutral"
         for sample in samples:
-            payload = sample["iou_divergence"]
+            payload = sample[ANSWER_KEY]
             assert payload["persona_id"] == sample["doc"]["persona_id"]
             assert len(payload["items"]) <= sample["doc"]["k"]
             assert len(payload["positions"]) == len(payload["items"])
@@ -96,7 +97,7 @@ def test_vllm_reverse_task_ranks_users(lm_eval_run: Path) -> None:
     assert len(samples) == 4 * 2  # items × repeats
     users = {p.id for p in load_personas().groups["gender"].values}
     for sample in samples:
-        payload = sample["reverse_rank_gap"]
+        payload = sample[ANSWER_KEY]
         assert payload["kind"] == "reverse" and set(payload["candidates"]) == users
         assert len(set(payload["order"])) == len(payload["order"]) <= len(users)
     assert values[f"reverse_complete_rate,{FILTER}"] > 0  # the parser reads real answers

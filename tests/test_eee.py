@@ -20,6 +20,7 @@ import pytest
 
 from coldbias_tasks.analysis.eee import EEEResult, is_eee_folder, load_eee_records
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval.harness import CONTROL_METRICS, METRICS
 
 MODEL = "org/some-model"
@@ -142,6 +143,10 @@ def test_directions_are_coldbias_directions(converted: Path, run_dir: Path) -> N
         for result in record["evaluation_results"]:
             task, _, filter_name = result["evaluation_name"].partition("/")
             name = result["metric_config"]["metric_name"]
+            if name == ANSWER_KEY:  # converted by hand: the number of answers (coldbias eee
+                # leaves it out, see test_coldbias_eee_errors_are_one_line)
+                assert result["score_details"]["score"] == logged[task][f"{name},{FILTER}"]
+                continue
             assert name in METRICS, f"{name} is not a coldbias metric: it must not be scored"
             assert result["metric_config"]["lower_is_better"] is (not METRICS[name][1]), name
             assert filter_name == FILTER
@@ -195,7 +200,9 @@ def test_samples_of_a_prefix_task_are_not_taken(run_dir: Path, tmp_path: Path) -
 
 def test_reader_reads_converted_records(converted: Path, run_dir: Path) -> None:
     logged = _results_json(run_dir)["results"]
-    results = load_eee_records(converted)
+    everything = load_eee_records(converted)
+    results = [r for r in everything if r.metric != ANSWER_KEY]  # converted by hand: the count
+    assert len(everything) - len(results) == len(TASKS)
     scored = [n for n in METRICS if not n.endswith("_stderr")]
     assert len(results) == len(scored) + len([n for n in scored if n in CONTROL_METRICS])
     assert {r.model_id for r in results} == {MODEL}
@@ -556,3 +563,5 @@ def test_coldbias_eee_errors_are_one_line(run_dir: Path, tmp_path: Path, capsys)
     assert not out.exists()  # nothing written
     assert cli.main(["eee", str(local), "--output", str(out), "--model-id", MODEL]) == 0
     assert {r["model_info"]["id"] for r in _aggregates(out).values()} == {MODEL}
+    # the number of answers (ANSWER_KEY's value in the results JSON) is no score: left out
+    assert load_eee_records(out) and all(r.metric != ANSWER_KEY for r in load_eee_records(out))

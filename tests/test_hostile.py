@@ -36,7 +36,7 @@ from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.reverse import ranked_first_most, summarize_reverse
 from coldbias_tasks.core.settings import Settings
-from coldbias_tasks.core.vocabulary import PAYLOAD_KEY
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
@@ -425,7 +425,7 @@ def _edit_first_payload(run: Path, edit) -> Path:
     (path,) = run.rglob(f"samples_{TASK}_*.jsonl")
     lines = path.read_text().splitlines()
     sample = json.loads(lines[0])
-    edit(sample[PAYLOAD_KEY], sample["doc"])
+    edit(sample[ANSWER_KEY], sample["doc"])
     lines[0] = json.dumps(sample)
     path.write_text("\n".join(lines) + "\n")
     return path

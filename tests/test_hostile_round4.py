@@ -25,7 +25,7 @@ from coldbias_tasks.core.errors import ColdbiasError, PersonaError, RunError, Se
 from coldbias_tasks.core.jsonl import json_object
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.settings import Settings
-from coldbias_tasks.core.vocabulary import PAYLOAD_KEY, is_value_id
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, is_value_id
 from tests import seed_fixture as fx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -291,10 +291,10 @@ def _edit(run: Path, edit) -> Path:
 
 def _set_persona(line: dict, persona: str) -> None:
     line["doc"]["persona_id"] = persona
-    payload = line[PAYLOAD_KEY]
+    payload = line[ANSWER_KEY]
     payload = ast.literal_eval(payload) if isinstance(payload, str) else payload
     payload["persona_id"] = persona
-    line[PAYLOAD_KEY] = payload
+    line[ANSWER_KEY] = payload
 
 
 def _values(lines: list[dict]) -> list[int]:

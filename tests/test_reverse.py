@@ -18,7 +18,7 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.records import ReverseDoc, UserRankRecord
 from coldbias_tasks.core.reverse import summarize_reverse
-from coldbias_tasks.core.vocabulary import ALPHA
+from coldbias_tasks.core.vocabulary import ALPHA, ANSWER_KEY
 from coldbias_tasks.lmeval.documents import build_reverse_docs
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
@@ -245,7 +245,7 @@ def test_reverse_runs_are_checked_and_copies_pooled_once(tmp_path: Path) -> None
     assert partial.reverse[TASKS[0]].partial
 
     sample = json.loads(lines[0])
-    sample.pop("reverse_rank_gap")
+    sample.pop(ANSWER_KEY)  # (reverse_rank_gap holds only the answer id)
     samples.write_text(json.dumps(sample) + "\n" + "\n".join(lines[1:]) + "\n")
     with pytest.raises(RunError, match=r"line 1: no coldbias reverse payload"):
         load_folder(run)

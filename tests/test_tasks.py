@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import pickle
 import random
 from pathlib import Path
 
@@ -12,10 +13,12 @@ import pytest
 from coldbias_tasks.app import launch, vllm_shim
 from coldbias_tasks.core import vocabulary
 from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.errors import ModelError, PersonaError, SettingsError
+from coldbias_tasks.core.errors import ModelError, PersonaError, RecordError, SettingsError
 from coldbias_tasks.core.personas import load_personas
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.sample_check import answer_id
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import (
     Settings,
@@ -24,7 +27,12 @@ from coldbias_tasks.lmeval.documents import (
     generation_budget,
     subset,
 )
-from coldbias_tasks.lmeval.harness import METRICS, load_dataset, parse_filter, process_results
+from coldbias_tasks.lmeval.harness import (
+    METRICS,
+    aggregate_answers,
+    load_dataset,
+    process_results,
+)
 
 SMALL = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 3}
 
@@ -201,13 +209,27 @@ def test_filter_and_process_results_payload() -> None:
     shown_titles = [load_catalog("movie").titles[i] for i in doc["shown_ids"]]
     unshown = next(t for t in load_catalog("movie").titles if t not in shown_titles)
     answer = f"1. {shown_titles[3]}\n2. {shown_titles[0]}\n3. {unshown}\n4. {shown_titles[3]}"
-    (payload,) = parse_filter([[answer]], [doc])
+    results = process_results(doc, [answer])
+    payload = results[ANSWER_KEY]
     assert payload["titles"] == [shown_titles[3], shown_titles[0]]
     assert payload["positions"] == [3, 0]
     assert payload["n_out_of_catalog"] == 1  # not shown to the model → out of catalog
     assert payload["n_duplicates"] == 1
-    results = process_results(doc, [payload])
-    assert set(results) == set(METRICS)
+    # the payload once; every metric gets the answer's short id
+    assert set(results) == {ANSWER_KEY, *METRICS} and next(iter(results)) == ANSWER_KEY
+    assert {results[m] for m in METRICS} == {answer_id(payload)}
+    assert len(answer_id(payload)) == 12
+    # a payload (an older task YAML's parse filter) is decoded, not parsed again
+    assert process_results(doc, [payload]) == results
+    with pytest.raises(RecordError, match="field 'k' must be an integer"):
+        process_results(doc, [dict(payload, k="3")])
+
+
+def _lm_eval_aggregates(per_doc: list[dict]) -> dict[str, object]:
+    """What lm-eval does with process_results' values: one list per key, aggregated in the
+    order the keys came (ANSWER_KEY first)."""
+    table = {**{ANSWER_KEY: (aggregate_answers, True)}, **METRICS}
+    return {key: table[key][0]([values[key] for values in per_doc]) for key in per_doc[0]}
 
 
 def test_eval_argv_adds_defaults() -> None:
@@ -276,7 +298,8 @@ def test_aggregations_read_the_group_summary() -> None:
         "\n".join(titles[i] for i in d.shown_ids[(d.repeat + len(d.persona_id)) % 7 :][:5])
         for d in docs
     ]
-    payloads = parse_filter([[a] for a in answers], [d.to_dict() for d in docs])
+    per_doc = [process_results(d.to_dict(), [a]) for d, a in zip(docs, answers)]
+    payloads = [values[ANSWER_KEY] for values in per_doc]
     summary = summarize_group(AnswerRecord.from_payload(p) for p in payloads)
     expected = {
         "iou_divergence": summary.metrics["iou"].mean,
@@ -295,6 +318,16 @@ def test_aggregations_read_the_group_summary() -> None:
     assert 0.0 < summary.metrics["iou"].mean < 1.0
     other = [dict(p, items=p["items"][:1]) for p in payloads]
     assert METRICS["iou_divergence"][0](other) != pytest.approx(summary.metrics["iou"].mean)
+    # as lm-eval runs them: the metrics see only short ids, also after a gather across ranks
+    # (pickled copies: no object is shared with process_results)
+    gathered = pickle.loads(pickle.dumps(per_doc))
+    aggregated = _lm_eval_aggregates(gathered)
+    assert aggregated[ANSWER_KEY] == len(docs)
+    for name, value in expected.items():
+        assert aggregated[name] == pytest.approx(value)
+    unseen = [answer_id(dict(p, repeat=99)) for p in payloads]  # payloads never aggregated
+    with pytest.raises(RecordError, match=r"agg_iou_divergence: no answer records.*stale"):
+        METRICS["iou_divergence"][0](unseen)
 
 
 def test_vllm_dist_info_alias(monkeypatch, tmp_path) -> None:

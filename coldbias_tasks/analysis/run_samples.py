@@ -1,15 +1,14 @@
 """Read one coldbias samples file (``samples_<task>_<ts>.jsonl``) into a task of a run.
 
-Answers are rebuilt from the parse payload that every coldbias metric logs
-(:meth:`coldbias_tasks.core.records.AnswerRecord.from_payload`; with ``reparse`` from the raw
-answer text), each checked against its prompt; the task is checked for completeness against
+Each answer is read from the one answer record its samples line logs, and checked against its
+prompt, by :func:`coldbias_tasks.core.sample_check.read_sample` (with ``reparse``, rebuilt from
+the raw answer text); the task is checked for completeness against
 the run's settings and lm-eval's counts. Problems raise :class:`RunError` naming the file (and
 line) and the fix; with ``allow_partial`` an incomplete task is kept, marked partial.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -23,29 +22,19 @@ from coldbias_tasks.analysis.run_check import (
     run_settings,
 )
 from coldbias_tasks.analysis.run_data import LoadOptions, ReverseTaskData, TaskData
-from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import RecordError, RunError
 from coldbias_tasks.core.jsonl import read_jsonl_objects
-from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
-from coldbias_tasks.core.vocabulary import (
-    FILTER_NAME,
-    PAYLOAD_KEY,
-    REVERSE_PAYLOAD_KEY,
-    is_reverse_task,
+from coldbias_tasks.core.records import ReverseDoc, TaskDoc
+from coldbias_tasks.core.sample_check import (
+    AnswerMisfit,
+    NoAnswer,
+    check_answer,
+    raw_answer,
+    read_sample,
 )
+from coldbias_tasks.core.vocabulary import FILTER_NAME, is_reverse_task
 
 __all__ = ["read_task", "sampling_of"]
-
-
-def _payload(value: Any, reverse: bool = False) -> dict[str, Any] | None:
-    if isinstance(value, str):  # a payload lm-eval had to stringify
-        try:
-            value = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            return None
-    if reverse:
-        return value if isinstance(value, dict) and value.get("kind") == "reverse" else None
-    return value if AnswerRecord.looks_like_payload(value) else None
 
 
 def _read_samples(path: Path) -> list[dict[str, Any]]:
@@ -72,15 +61,11 @@ def _read_answers(
     warnings: list[str],
 ) -> tuple[list[Any], list[Any], list[str], list[int]]:
     """(records, docs, fingerprints, line numbers) of the samples logged under filter ``keep``:
-    forward (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc). With
-    ``reparse`` each answer is rebuilt from its raw text, and answers whose logged payload
-    disagrees are counted in a warning. A sample without a coldbias payload, one that does
-    not decode, or a payload that does not fit its document (:func:`_forged`) raises naming
-    the file and line."""
-    key = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
-    doc_type = ReverseDoc if reverse else TaskDoc
-    record_type = UserRankRecord if reverse else AnswerRecord
-    rebuild = reverse_record_from_answer if reverse else record_from_answer
+    forward (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc), each read by
+    :func:`~coldbias_tasks.core.sample_check.read_sample`. With ``reparse`` each answer is
+    rebuilt from its raw text, and answers whose logged payload disagrees are counted in a
+    warning. A sample without a coldbias payload, one that does not decode, or a payload that
+    does not fit its document raises naming the file and line."""
     records: list[Any] = []
     docs: list[Any] = []
     prints: list[str] = []
@@ -89,30 +74,27 @@ def _read_answers(
     for line_no, sample in enumerate(samples, start=1):
         if str(sample.get("filter", FILTER_NAME)) != keep:
             continue
-        payload = _payload(sample.get(key), reverse=reverse)
-        if payload is None:
-            raise RunError(f"{path}, line {line_no}: {_no_payload(key, reverse)}")
         try:
-            doc = doc_type.from_dict(sample.get("doc") or {})
-            record = record_type.from_payload(payload)
+            record, doc = read_sample(sample, reverse)
             if options.reparse:
-                logged, record = record, rebuild(_raw_answer(sample), doc)
+                logged, (record, _) = record, check_answer(raw_answer(sample), doc, reverse)
                 differ += logged != record
+        except NoAnswer as err:
+            raise RunError(f"{path}, line {line_no}: {err}") from None
+        except AnswerMisfit as err:
+            raise RunError(
+                f"{path}, line {line_no}: the logged answer does not fit its prompt ({err}): "
+                "the samples file was edited or damaged. Restore it or rerun the task; "
+                "--reparse reads the raw answers again."
+            ) from None
         except RecordError as err:
             raise RunError(
                 f"{path}, line {line_no}: unusable coldbias sample ({err}); rerun the task."
             ) from err
-        problem = _forged(record, doc)
-        if problem is not None:
-            raise RunError(
-                f"{path}, line {line_no}: the logged answer does not fit its prompt ({problem}): "
-                "the samples file was edited or damaged. Restore it or rerun the task; "
-                "--reparse reads the raw answers again."
-            )
         records.append(record)
         docs.append(doc)
         lines.append(line_no)
-        who = doc.item_id if reverse else doc.persona_id
+        who = doc.item_id if isinstance(doc, ReverseDoc) else doc.persona_id
         prints.append(_fingerprint(sample, who, doc.repeat, doc.prompt))
     if differ:
         warnings.append(
@@ -121,47 +103,6 @@ def _read_answers(
             "samples file); the numbers shown use --reparse"
         )
     return records, docs, prints, lines
-
-
-def _forged(record: AnswerRecord | UserRankRecord, doc: TaskDoc | ReverseDoc) -> str | None:
-    """Why a logged answer cannot belong to its document, or None: another persona, item or
-    repeat; a k other than the document's (or outside 1..shown items); an item id that was
-    not shown, or given twice; more items than k; a negative count."""
-    if isinstance(record, UserRankRecord) and isinstance(doc, ReverseDoc):
-        if (record.item_id, record.repeat) != (doc.item_id, doc.repeat):
-            return f"item {record.item_id} repeat {record.repeat} in a prompt for {doc.item_id}"
-        if record.candidates != doc.candidates:
-            return "its users are not the users shown"
-        counts = (record.n_entries, record.n_invalid, record.n_duplicates)
-        return "a negative count" if min(counts) < 0 else None
-    assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
-    if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
-        return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
-    if not 1 <= doc.k <= len(doc.shown_ids):
-        return f"k {doc.k} with {len(doc.shown_ids)} items shown"
-    if record.k != doc.k:
-        return f"k {record.k} in the answer but {doc.k} in the prompt"
-    shown = set(doc.shown_ids)
-    foreign = [i for i in record.items if i not in shown]
-    if foreign:
-        return f"item id(s) {foreign[:5]} were not shown"
-    if len(set(record.items)) != len(record.items):
-        return "an item id appears twice"
-    if len(record.items) > record.k:
-        return f"{len(record.items)} items for k {record.k}"
-    counts = (record.n_shown, record.n_entries, record.n_out_of_catalog, record.n_duplicates)
-    return "a negative count" if min(counts) < 0 else None
-
-
-def _no_payload(key: str, reverse: bool) -> str:
-    if reverse:
-        return f"no coldbias reverse payload under {key!r}; rerun with the package's task YAMLs."
-    return (
-        f"no coldbias parse payload under {key!r}: the samples were written without the "
-        f"coldbias filter (filter_list {FILTER_NAME!r} with "
-        "coldbias_tasks.lmeval.harness.parse_filter and process_results). Rerun with the "
-        "package's task YAMLs (`coldbias eval ...` or --include_path $(coldbias tasks-dir))."
-    )
 
 
 def _check_k(task: str, path: Path, docs: Sequence[TaskDoc], results: Mapping[str, Any]) -> None:
@@ -185,13 +126,6 @@ def _count_problems(task: str, results: Mapping[str, Any], n_lines: int) -> list
     if isinstance(count, int) and count != n_lines:
         return [f"{n_lines} answers in the samples file but {count} in the results JSON"]
     return []
-
-
-def _raw_answer(sample: Mapping[str, Any]) -> Any:
-    resps = sample.get("resps")
-    while isinstance(resps, list) and resps:
-        resps = resps[0]
-    return resps if isinstance(resps, str) else ""
 
 
 def _completeness(

@@ -31,6 +31,7 @@ from typing import Any
 from coldbias_tasks.analysis.eee import undefined_as_na
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 
 __all__ = ["EEEExport", "export_eee", "validate_records"]
 
@@ -70,6 +71,26 @@ def _with_model_id(data: dict[str, Any], model_id: str) -> dict[str, Any]:
     return {**data, "config": config}
 
 
+def _without_answer_counts(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the ``coldbias_answer`` entries of its tasks (the number of answers
+    each samples line's record is logged under: no score, so EEE gets none)."""
+    out = dict(data)
+    for section in ("results", "higher_is_better"):
+        table = data.get(section)
+        if isinstance(table, dict):
+            out[section] = {
+                task: {
+                    k: v
+                    for k, v in entry.items()
+                    if k.partition(",")[0] not in (ANSWER_KEY, f"{ANSWER_KEY}_stderr")
+                }
+                if isinstance(entry, dict)
+                else entry
+                for task, entry in table.items()
+            }
+    return out
+
+
 def _stage(
     run_dir: Path, stage: Path, include_samples: bool, model_id: str | None = None
 ) -> tuple[list[Path], int]:
@@ -91,7 +112,7 @@ def _stage(
             data = json.loads(src.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise RunError(f"{src}: not readable as JSON ({_one_line(str(err), 120)}).") from err
-        fixed, count = undefined_as_na(data)
+        fixed, count = undefined_as_na(_without_answer_counts(data))
         if model_id:
             fixed = _with_model_id(fixed, model_id)
         undefined += count

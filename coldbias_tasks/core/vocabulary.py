@@ -17,6 +17,7 @@ from coldbias_tasks.core.resources import data_dir
 
 __all__ = [
     "ALPHA",
+    "ANSWER_KEY",
     "COMBINATION_JOIN",
     "DOMAINS",
     "FILTER_NAME",
@@ -224,9 +225,14 @@ TASK_PREFIX = "coldbias"
 TASK_VERSION = "4.0"
 #: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
 FILTER_NAME = "ranked"
-#: Metric key whose logged sample value is the parse payload (all metrics log the same one).
+#: The one key of a logged sample that holds coldbias' answer record (the parse payload, forward
+#: or reverse); every metric key of the sample holds only the answer's short id. lm-eval reports
+#: it as a metric too: its aggregated value is the task's number of answers.
+ANSWER_KEY = "coldbias_answer"
+#: Runs logged before :data:`ANSWER_KEY`: every metric key held the payload; the loader read it
+#: under this metric's key (forward tasks) ...
 PAYLOAD_KEY = "iou_divergence"
-#: Metric key whose logged sample value is a reverse task's payload.
+#: ... and under this one (reverse tasks).
 REVERSE_PAYLOAD_KEY = "reverse_rank_gap"
 #: Significance level of the excess-over-noise tests (report and plots).
 ALPHA = 0.05

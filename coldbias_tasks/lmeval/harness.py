@@ -4,42 +4,48 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.lmeval.harness.<nam
 
 - :func:`load_dataset`: ``custom_dataset``, called by lm-eval as ``fn(**metadata,
   **dataset_kwargs)``; returns a DatasetDict with one ``test`` split of (persona, repeat) docs;
-- :func:`parse_filter`: the filter; turns each raw answer into a JSON-safe parse payload;
-- :func:`process_results`: hands the payload to every metric of the task;
-- ``agg_<key>``: one named aggregation per declared metric
-  (:mod:`coldbias_tasks.core.metric_specs`, made on demand). Each sees the payloads of its own
-  task only (the neutral persona included) and reads one number from
+- the filter (``ranked``) is lm-eval's ``take_first``: the raw answer text;
+- :func:`process_results`: parses the answer against its document (the one check,
+  :func:`coldbias_tasks.core.sample_check.check_answer`) and returns its payload once, under
+  ``ANSWER_KEY``, and the answer's short id under every metric key;
+- :func:`aggregate_answers`: the aggregation of ``ANSWER_KEY``; builds the task's summary once,
   :func:`coldbias_tasks.core.aggregate.summarize_group` (reverse tasks:
-  :func:`coldbias_tasks.core.reverse.summarize_reverse`), computed once per task.
+  :func:`coldbias_tasks.core.reverse.summarize_reverse`), from the task's payloads;
+- ``agg_<key>``: one named aggregation per declared metric
+  (:mod:`coldbias_tasks.core.metric_specs`, made on demand); each reads one number from the
+  summary of its own task (the neutral persona included), found by the answers' ids.
 
 Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
-:meth:`~coldbias_tasks.core.records.AnswerRecord.to_payload` dicts.
+:meth:`~coldbias_tasks.core.records.AnswerRecord.to_payload` dicts. The summary is found by
+content (the answers' ids), not by object identity, so it stays right when lm-eval gathers the
+per-sample values of several ranks (pickled copies) before aggregating.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
-from coldbias_tasks.core.answers import record_from_answer
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.errors import RecordError, SettingsError
 from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics
-from coldbias_tasks.core.records import AnswerRecord, TaskDoc, UserRankRecord
+from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
+from coldbias_tasks.core.sample_check import answer_id, check_answer
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = [
+    "aggregate_answers",
     "aggregation",
-    "cached",
+    "answer_record",
     "load_dataset",
     "parse_filter",
     "process_results",
 ]
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -58,51 +64,97 @@ def load_dataset(**kwargs: Any) -> Any:
     return DatasetDict({"test": Dataset.from_list([d.to_dict() for d in docs])})
 
 
-def _parse_one(text: Any, stored: dict) -> dict:
-    """The parse payload of one answer (:func:`~coldbias_tasks.core.answers.record_from_answer`)."""
-    return record_from_answer(text, TaskDoc.from_dict(stored)).to_payload()
+def parse_filter(resps: Sequence[Any], docs: Sequence[Any]) -> list[Any]:
+    """The filter of task YAMLs written before ``coldbias_answer`` (each answer is now parsed
+    once, in :func:`process_results`): refuses with the fix instead of logging the old shape."""
+    raise SettingsError(
+        "this coldbias task YAML was written by an older coldbias (its filter is "
+        "coldbias_tasks.lmeval.harness.parse_filter, its metric_list lacks "
+        f"{ANSWER_KEY!r}): regenerate it (python -m coldbias_tasks.lmeval.taskgen, with "
+        "--personas FILE --out DIR for your own groups; `coldbias tasks install` for lm-eval's "
+        "task folder) and rerun."
+    )
 
 
-def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[dict]:
-    """Filter for ``function: custom``: per doc, the parse payload of its (single) answer."""
-    return [_parse_one(r[0] if r else "", doc) for r, doc in zip(resps, docs)]
+def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
+    """The answer's record once, under :data:`ANSWER_KEY`, and its short id under every metric
+    of the task (see :func:`answer_record`)."""
+    return answer_record(doc, results, reverse=False)
 
 
-def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
-    """Every metric receives the same payload; aggregation does the pairing."""
-    payload = results[0] if results else _parse_one("", doc)
-    return dict.fromkeys(lm_metrics(control=bool(doc.get("control_task"))), payload)
+def answer_record(doc: Mapping[str, Any], results: Sequence[Any], reverse: bool) -> dict[str, Any]:
+    """process_results of a forward (``reverse``: reverse) task: the raw answer
+    (``results[0]``, "" when lm-eval gives none; a parse payload from an older task YAML's
+    filter is decoded) checked against its document by
+    :func:`~coldbias_tasks.core.sample_check.check_answer` (RecordError when either is
+    malformed). Its payload goes under :data:`ANSWER_KEY` (lm-eval gathers it across ranks with
+    the metrics, and logs it once per sample); every metric gets the answer's short id,
+    which its aggregation uses to find the task's summary."""
+    record, _ = check_answer(results[0] if results else "", doc, reverse)
+    payload = record.to_payload()
+    listed = lm_metrics(reverse=reverse, control=bool(doc.get("control_task")))
+    return {ANSWER_KEY: payload, **dict.fromkeys(listed, answer_id(payload))}
 
 
-_CACHE: dict[tuple[int, ...], tuple[Sequence[dict], Any]] = {}
+# --- the task's summary, computed once from its answer records --------------------------------
+# lm-eval aggregates metric by metric in the order process_results returned them: ANSWER_KEY
+# first, whose aggregation (:func:`aggregate_answers`) receives the task's payloads (gathered
+# from every rank), computes the summary and stores it under the payloads' ids; each metric's
+# aggregation then receives the same ids, in the same order, and reads the summary back. The
+# store holds summaries only and forgets the oldest beyond _STORE_SIZE tasks.
+
+_STORE: dict[tuple[bool, tuple[str, ...]], Any] = {}
+#: Tasks whose summary the store keeps (lm-eval aggregates one task's metrics in a row).
+_STORE_SIZE = 32
 
 
-def cached(payloads: Sequence[dict], compute: Callable[[Sequence[dict]], T]) -> T:
-    """``compute(payloads)``, computed once for all of a task's metrics.
-
-    process_results hands the same payload objects to every metric, so the lists lm-eval passes
-    to the aggregations hold identical objects: the key is their identities (the cached entry
-    keeps the objects alive, so an id cannot be reused while cached) and the function.
-    """
-    key = (id(compute), *(id(p) for p in payloads))
-    hit = _CACHE.get(key)
-    if hit is None:
-        if len(_CACHE) >= 8:
-            _CACHE.clear()
-        hit = _CACHE[key] = (list(payloads), compute(payloads))
-    return hit[1]
+def _is_reverse(payloads: Sequence[Mapping[str, Any]]) -> bool:
+    return bool(payloads) and payloads[0].get("kind") == "reverse"
 
 
-def _group_summary(payloads: Sequence[dict]) -> GroupSummary:
+def _store(reverse: bool, payloads: Sequence[Mapping[str, Any]]) -> Any:
+    """The task summary of ``payloads`` (forward or ``reverse``), computed once and stored."""
+    key = (reverse, tuple(answer_id(p) for p in payloads))
+    if key not in _STORE:
+        while len(_STORE) >= _STORE_SIZE:
+            _STORE.pop(next(iter(_STORE)))
+        _STORE[key] = _summarize_reverse(payloads) if reverse else _group_summary(payloads)
+    return _STORE[key]
+
+
+def _stored(reverse: bool, values: Sequence[Any], name: str) -> Any:
+    """The summary of a task from what lm-eval passes to an aggregation: its answers' short
+    ids (the summary :func:`aggregate_answers` stored) or, from a direct call, its payloads."""
+    if not all(isinstance(v, str) for v in values):
+        return _store(reverse, values)
+    found = _STORE.get((reverse, tuple(values)))
+    if found is None:
+        raise RecordError(
+            f"coldbias aggregation {name}: no answer records were aggregated for its "
+            f"{len(values)} answers. lm-eval must aggregate {ANSWER_KEY!r} (listed first in "
+            "the task's metric_list, returned first by process_results) before the metrics: "
+            "the task YAML is stale. Regenerate it (python -m coldbias_tasks.lmeval.taskgen, or "
+            "`coldbias tasks install` for lm-eval's task folder) and rerun."
+        )
+    return found
+
+
+def aggregate_answers(payloads: Sequence[Mapping[str, Any]]) -> int:
+    """Aggregation of :data:`ANSWER_KEY`: computes (and stores) the task's summary from its
+    answer records, for its metrics' aggregations; the value is the number of answers."""
+    _store(_is_reverse(payloads), payloads)
+    return len(payloads)
+
+
+def _group_summary(payloads: Sequence[Mapping[str, Any]]) -> GroupSummary:
     summary = summarize_group(map(AnswerRecord.from_payload, payloads))
     if summary.deterministic:  # excess, tests and flagged shares are NaN: say why, once per task
         log.warning("coldbias: %s", DETERMINISTIC_MESSAGE)
     return summary
 
 
-def _summary(payloads: Sequence[dict]) -> GroupSummary:
-    """summarize_group over a task's payloads (see :func:`cached`)."""
-    return cached(payloads, _group_summary)
+def _summarize_reverse(payloads: Sequence[Mapping[str, Any]]) -> ReverseSummary:
+    return summarize_reverse(map(UserRankRecord.from_payload, payloads))
 
 
 # --- aggregations: one named function per metric key ------------------------------------------
@@ -111,26 +163,20 @@ def _summary(payloads: Sequence[dict]) -> GroupSummary:
 # plugin, a test) has one too.
 
 
-def aggregation(metric: LmMetric) -> Callable[[Sequence[dict]], float | str]:
+def aggregation(metric: LmMetric) -> Callable[[Sequence[Any]], float | str]:
     """The lm-eval aggregation ``agg_<key>`` of ``metric``: its number from the task's summary
-    (forward or reverse, by the metric's scope; computed once for all of the task's metrics)."""
-    summarize = _reverse_summary if metric.spec.scope == "reverse" else _summary
+    (forward or reverse, by the metric's scope; computed once for all of the task's metrics).
+    It receives the task's answer ids (from lm-eval) or payloads (a direct call)."""
+    reverse = metric.spec.scope == "reverse"
+    name = f"agg_{metric.key}"
 
-    def aggregate(payloads: Sequence[dict]) -> float | str:
-        return metric.compute(summarize(payloads))
+    def aggregate(values: Sequence[Any]) -> float | str:
+        return metric.compute(_stored(reverse, values, name))
 
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{metric.key}"
+    aggregate.__name__ = aggregate.__qualname__ = name
     aggregate.__module__ = __name__
     aggregate.__doc__ = f"{metric.key}: {metric.spec.description}"
     return aggregate
-
-
-def _reverse_summary(payloads: Sequence[dict]) -> ReverseSummary:
-    return cached(payloads, _summarize_reverse)
-
-
-def _summarize_reverse(payloads: Sequence[dict]) -> ReverseSummary:
-    return summarize_reverse(map(UserRankRecord.from_payload, payloads))
 
 
 #: the tables of :func:`__getattr__`: name → which metrics (reverse, control)

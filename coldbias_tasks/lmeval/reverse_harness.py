@@ -1,18 +1,17 @@
-"""lm-eval adapters of the reverse task (``coldbias_reverse_{domain}_{group}``): the dataset,
-the filter that parses ranked user lists, and the per-doc results. The aggregations are the
-declared reverse metrics' ``agg_*`` of :mod:`coldbias_tasks.lmeval.harness`, each reading one
-number from :func:`coldbias_tasks.core.reverse.summarize_reverse` (computed once per task)."""
+"""lm-eval adapters of the reverse task (``coldbias_reverse_{domain}_{group}``): the dataset and
+the per-doc results (the ranked user list parsed and checked against its document, logged once).
+The aggregations are :func:`coldbias_tasks.lmeval.harness.aggregate_answers` and the declared
+reverse metrics' ``agg_*``, each reading one number from
+:func:`coldbias_tasks.core.reverse.summarize_reverse` (computed once per task)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from coldbias_tasks.core.answers import reverse_record_from_answer
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.metric_specs import lm_metrics
-from coldbias_tasks.core.records import ReverseDoc
 from coldbias_tasks.lmeval.documents import build_reverse_docs
+from coldbias_tasks.lmeval.harness import answer_record, parse_filter
 
 __all__ = [
     "load_reverse_dataset",
@@ -33,15 +32,12 @@ def load_reverse_dataset(**kwargs: Any) -> Any:
     return DatasetDict({"test": Dataset.from_list([d.to_dict() for d in docs])})
 
 
-def parse_reverse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[dict]:
-    """Filter for ``function: custom``: per doc, the payload of its parsed user ranking."""
-    return [
-        reverse_record_from_answer(r[0] if r else "", ReverseDoc.from_dict(doc)).to_payload()
-        for r, doc in zip(resps, docs)
-    ]
+def process_reverse_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
+    """The answer's record once, under ``ANSWER_KEY``, and its short id under every reverse
+    metric (:func:`coldbias_tasks.lmeval.harness.answer_record`)."""
+    return answer_record(doc, results, reverse=True)
 
 
-def process_reverse_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
-    """Every reverse metric receives the same payload (aggregations: ``harness.agg_*``)."""
-    payload = results[0] if results else parse_reverse_filter([[""]], [doc])[0]
-    return dict.fromkeys(lm_metrics(reverse=True), payload)
+#: The reverse filter of task YAMLs written before ``coldbias_answer``: refuses with the fix
+#: (:func:`coldbias_tasks.lmeval.harness.parse_filter`).
+parse_reverse_filter = parse_filter

@@ -17,6 +17,7 @@ from coldbias_tasks.core.metric_specs import LmMetric, MetricSpec, declared, lm_
 from coldbias_tasks.core.personas import Group, PersonaConfig, load_personas
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
+    ANSWER_KEY,
     DOMAINS,
     FILTER_NAME,
     TASK_VERSION,
@@ -28,14 +29,13 @@ from coldbias_tasks.core.vocabulary import (
 )
 from coldbias_tasks.lmeval.documents import domain_budget
 from coldbias_tasks.lmeval.harness import (
+    aggregate_answers,
     aggregation,
     load_dataset,
-    parse_filter,
     process_results,
 )
 from coldbias_tasks.lmeval.reverse_harness import (
     load_reverse_dataset,
-    parse_reverse_filter,
     process_reverse_results,
 )
 
@@ -62,7 +62,6 @@ def _template(
     metrics: Metrics | None = None,
     loader: object = load_dataset,
     results: object = process_results,
-    filter_fn: object = parse_filter,
     tag: str = "coldbias_all",
 ) -> str:
     listed = _metric_list(lm_metrics() if metrics is None else metrics)
@@ -77,15 +76,21 @@ def _template(
         "filter_list:\n"
         f"  - name: {FILTER_NAME}\n"
         "    filter:\n"
-        "      - function: custom\n"
-        f"        filter_fn: {_ref(filter_fn)}\n"
+        "      - function: take_first\n"
         "metric_list:\n" + listed + "metadata:\n"
         f"  version: {TASK_VERSION}\n"
     )
 
 
 def _metric_list(metrics: Metrics) -> str:
-    return "".join(
+    """The YAML ``metric_list``: :data:`ANSWER_KEY` first (its aggregation builds the task's
+    summary, which the metrics' aggregations then read), then the metrics."""
+    answers = (
+        f"  - metric: {ANSWER_KEY}\n"
+        f"    aggregation: {_ref(aggregate_answers)}\n"
+        "    higher_is_better: true\n"
+    )
+    return answers + "".join(
         f"  - metric: {key}\n"
         f"    aggregation: {_ref(aggregation(m))}\n"
         f"    higher_is_better: {str(m.higher_is_better).lower()}\n"
@@ -107,7 +112,6 @@ def _reverse_template() -> str:
         lm_metrics(reverse=True),
         load_reverse_dataset,
         process_reverse_results,
-        parse_reverse_filter,
         "coldbias_reverse_all",
     )
     return shared.replace("metric_list:", generation + "metric_list:")
@@ -246,6 +250,10 @@ def metric_table() -> str:
     for spec in declared():
         meaning = spec.description.replace("|", "\\|")
         rows.append(f"| {_shown_keys(spec)} | {spec.direction} | {spec.range_text} | {meaning} |")
+    rows.append(
+        f"| `{ANSWER_KEY}` | n/a | ≥ 0 | the task's number of answers; each samples line logs "
+        "the answer's record (the parse payload) once under this key |"
+    )
     return "\n".join(rows) + "\n"
 
 
@@ -262,6 +270,7 @@ def eee_directions_table() -> str:
             keys += " (and each `_stderr`)"
         up = spec.higher_is_better
         rows.append(f"| {keys} | {str(up).lower()} | {str(not up).lower()} |")
+    rows.append(f"| `{ANSWER_KEY}` (the number of answers) | true | false |")
     return "\n".join(rows) + "\n"
 
 

@@ -42,7 +42,7 @@ from coldbias_tasks.analysis.seed_study.files import (
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError, OutputError, RunError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
-from coldbias_tasks.core.vocabulary import FILTER_NAME, NEUTRAL_ID, PAYLOAD_KEY, task_name
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, NEUTRAL_ID, task_name
 
 __all__ = [
     "CONTEXT_TAGS",
@@ -544,10 +544,10 @@ def _write_run(
                     f"{info.phrase!r}",
                     template="seed-study",
                 )  # fmt: skip
-                payload = record.to_payload()
                 lines.append({
                     "doc_id": i, "doc": doc.to_dict(), "target": "", "resps": [[text]],
-                    "filtered_resps": [payload], "filter": FILTER_NAME, PAYLOAD_KEY: payload,
+                    "filtered_resps": [text], "filter": FILTER_NAME,
+                    ANSWER_KEY: record.to_payload(),
                 })  # fmt: skip
             body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
             (folder / f"samples_{task}_{stamp}.jsonl").write_text(body, encoding="utf-8")

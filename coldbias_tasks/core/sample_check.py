@@ -1,0 +1,167 @@
+"""One check at the boundary: an answer and its document, as lm-eval logs them, turned into the
+typed (record, document) pair every later step reads.
+
+:func:`check_answer` is the only place a document is validated and an answer parsed (raw model
+text) or decoded (a logged parse payload), then checked to fit its document. lm-eval's hooks
+(:func:`coldbias_tasks.lmeval.harness.process_results`, its reverse twin) call it on the raw
+answer; the offline loader (:mod:`coldbias_tasks.analysis.run_samples`) calls
+:func:`read_sample` on each samples line, which finds the logged payload and calls it.
+
+A sample logs its answer record once, under :data:`~coldbias_tasks.core.vocabulary.ANSWER_KEY`;
+runs logged before held it under every metric key (read under ``PAYLOAD_KEY`` /
+``REVERSE_PAYLOAD_KEY``). Problems raise :class:`~coldbias_tasks.core.errors.RecordError`
+or its subclasses :class:`NoAnswer` (no coldbias record in the sample) and :class:`AnswerMisfit`
+(a record that cannot belong to its document), so that callers can name the fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
+from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
+from coldbias_tasks.core.vocabulary import (
+    ANSWER_KEY,
+    FILTER_NAME,
+    PAYLOAD_KEY,
+    REVERSE_PAYLOAD_KEY,
+)
+
+__all__ = [
+    "AnswerMisfit",
+    "NoAnswer",
+    "answer_id",
+    "check_answer",
+    "logged_payload",
+    "raw_answer",
+    "read_sample",
+]
+
+Record = AnswerRecord | UserRankRecord
+Doc = TaskDoc | ReverseDoc
+#: Hex digits of :func:`answer_id` (48 bits: a collision needs ~10^7 answers in one task).
+ANSWER_ID_DIGITS = 12
+
+
+class NoAnswer(RecordError):
+    """A logged sample without a coldbias answer record (written without coldbias' hooks)."""
+
+
+class AnswerMisfit(RecordError):
+    """An answer record that cannot belong to its document (an edited or damaged file)."""
+
+
+def answer_id(payload: Mapping[str, Any]) -> str:
+    """The answer's short id: the first :data:`ANSWER_ID_DIGITS` hex digits of the sha256 of
+    its payload as canonical JSON. Equal payloads have equal ids (in any process, after
+    lm-eval pickles them across ranks), so a task's list of ids names its list of payloads."""
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:ANSWER_ID_DIGITS]
+
+
+def _misfit(record: Record, doc: Doc) -> str | None:
+    """Why a record cannot belong to its document, or None: another persona, item or repeat;
+    a k other than the document's (or outside 1..shown items); an item id that was not shown,
+    or given twice; more items than k; a negative count."""
+    if isinstance(record, UserRankRecord) and isinstance(doc, ReverseDoc):
+        if (record.item_id, record.repeat) != (doc.item_id, doc.repeat):
+            return f"item {record.item_id} repeat {record.repeat} in a prompt for {doc.item_id}"
+        if record.candidates != doc.candidates:
+            return "its users are not the users shown"
+        counts = (record.n_entries, record.n_invalid, record.n_duplicates)
+        return "a negative count" if min(counts) < 0 else None
+    assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
+    if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
+        return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
+    if not 1 <= doc.k <= len(doc.shown_ids):
+        return f"k {doc.k} with {len(doc.shown_ids)} items shown"
+    if record.k != doc.k:
+        return f"k {record.k} in the answer but {doc.k} in the prompt"
+    shown = set(doc.shown_ids)
+    foreign = [i for i in record.items if i not in shown]
+    if foreign:
+        return f"item id(s) {foreign[:5]} were not shown"
+    if len(set(record.items)) != len(record.items):
+        return "an item id appears twice"
+    if len(record.items) > record.k:
+        return f"{len(record.items)} items for k {record.k}"
+    counts = (record.n_shown, record.n_entries, record.n_out_of_catalog, record.n_duplicates)
+    return "a negative count" if min(counts) < 0 else None
+
+
+def check_answer(
+    answer: str | Mapping[str, Any], doc: Mapping[str, Any] | Doc, reverse: bool
+) -> tuple[Record, Doc]:
+    """The typed (record, document) of one answer of a forward task (``reverse``: a reverse
+    task). ``answer``: the model's raw text (parsed against the document) or a logged parse
+    payload (decoded, any known schema); ``doc``: the stored document (validated) or an
+    already typed one (not validated again). Raises :class:`RecordError` naming the problem:
+    a malformed document or payload, or :class:`AnswerMisfit` when the record cannot belong
+    to the document."""
+    doc_type = ReverseDoc if reverse else TaskDoc
+    typed = doc if isinstance(doc, doc_type) else doc_type.from_dict(doc)  # type: ignore[arg-type]
+    record: Record
+    if isinstance(answer, Mapping):
+        record = (UserRankRecord if reverse else AnswerRecord).from_payload(answer)
+    elif isinstance(typed, ReverseDoc):
+        record = reverse_record_from_answer(answer, typed)
+    else:
+        assert isinstance(typed, TaskDoc)
+        record = record_from_answer(answer, typed)
+    problem = _misfit(record, typed)
+    if problem is not None:
+        raise AnswerMisfit(problem)
+    return record, typed
+
+
+def _decoded(value: Any, reverse: bool) -> Mapping[str, Any] | None:
+    """A payload as logged (a mapping, or its Python repr when lm-eval had to stringify it)
+    when it has the shape of one, else None."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if reverse:
+        return value if isinstance(value, Mapping) and value.get("kind") == "reverse" else None
+    return value if AnswerRecord.looks_like_payload(value) else None
+
+
+def logged_payload(sample: Mapping[str, Any], reverse: bool) -> Mapping[str, Any]:
+    """The answer record a samples line logged: under :data:`ANSWER_KEY`, or for runs logged
+    before it under the legacy metric key. Raises :class:`NoAnswer` naming the fix."""
+    legacy = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
+    found = _decoded(sample.get(ANSWER_KEY, sample.get(legacy)), reverse)
+    if found is not None:
+        return found
+    if reverse:
+        raise NoAnswer(
+            f"no coldbias reverse payload under {ANSWER_KEY!r} (runs before it: {legacy!r}); "
+            "rerun with the package's task YAMLs."
+        )
+    raise NoAnswer(
+        f"no coldbias parse payload under {ANSWER_KEY!r} (runs before it: {legacy!r}): the "
+        f"samples were written without the coldbias filter {FILTER_NAME!r} and process_results "
+        "(coldbias_tasks.lmeval.harness.process_results). Rerun with the package's task YAMLs "
+        "(`coldbias eval ...` or --include_path $(coldbias tasks-dir))."
+    )
+
+
+def raw_answer(sample: Mapping[str, Any]) -> str:
+    """The model's raw answer text of a samples line ("" when it logged none)."""
+    resps = sample.get("resps")
+    while isinstance(resps, list) and resps:
+        resps = resps[0]
+    return resps if isinstance(resps, str) else ""
+
+
+def read_sample(sample: Mapping[str, Any], reverse: bool) -> tuple[Record, Doc]:
+    """The typed (record, document) of one samples line: its logged payload
+    (:func:`logged_payload`) checked against its logged document (:func:`check_answer`)."""
+    payload = logged_payload(sample, reverse)
+    return check_answer(payload, sample.get("doc") or {}, reverse)
