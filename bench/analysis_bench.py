@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from coldbias_tasks.core import answers, catalog_index  # noqa: E402
-from coldbias_tasks.core.aggregate import summarize_group  # noqa: E402
+from coldbias_tasks.core.aggregate import summarize_answers  # noqa: E402
 from coldbias_tasks.core.catalog import Catalog, load_catalog  # noqa: E402
 from coldbias_tasks.core.personas import load_personas  # noqa: E402
 from coldbias_tasks.core.records import AnswerRecord  # noqa: E402
@@ -196,9 +196,9 @@ def run_metrics(docs: dict[str, list[dict]], parsed: dict[str, list]) -> dict[st
 
 
 def run_summaries_once(parsed: dict[str, list]) -> None:
-    """Every task's :func:`summarize_group` exactly once (no cache)."""
+    """Every task's :func:`summarize_answers` exactly once (no cache)."""
     for payloads in parsed.values():
-        summarize_group(map(AnswerRecord.from_payload, payloads))
+        summarize_answers(map(AnswerRecord.from_payload, payloads))
 
 
 def sample_composition(folder: Path) -> dict[str, float]:
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         ("parse (parse_filter, cold caches)", t_parse),
         ("  parse, warm parser memo (not counted)", t_parse_warm),
         (f"metrics ({n_aggs} aggregations + process_results)", t_metrics),
-        ("  summarize_group once per task, no cache (not counted)", t_summaries),
+        ("  summarize_answers once per task, no cache (not counted)", t_summaries),
     ]
     total = t_parse + t_metrics
     write_output_folder(tmp, docs, answers, parsed)

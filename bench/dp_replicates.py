@@ -26,7 +26,7 @@ from pathlib import Path
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
-from coldbias_tasks.core.aggregate import arrange, summarize_group
+from coldbias_tasks.core.aggregate import arrange, summarize_answers
 
 TASKS = "coldbias_movie_gender,coldbias_movie_religion,coldbias_music_gender"
 #: Many replicates per repeat: the statistic is the share of identical replicates.
@@ -75,8 +75,8 @@ def compare(single: Path, multi: Path) -> list[TaskCheck]:
         ia, ib = identical_replicates(a), identical_replicates(b)
         table = [[ib[0], ib[1] - ib[0]], [ia[0], ia[1] - ia[0]]]
         p = float(fisher_exact(table, alternative="greater").pvalue)
-        fa = summarize_group(a).metrics["iou"].noise_floor.by_repeat
-        fb = summarize_group(b).metrics["iou"].noise_floor.by_repeat
+        fa = summarize_answers(a).metrics["iou"].noise_floor.by_repeat
+        fb = summarize_answers(b).metrics["iou"].noise_floor.by_repeat
         out.append(TaskCheck(name, ia, ib, t_interval(fa), t_interval(fb), p))
     return out
 

@@ -15,7 +15,7 @@ weight of a fixed "genre" third of the catalog by ``boost``.
 
 Printed per ρ: false-positive rate at α = 0.05 (with 95 % Wilson intervals) and power of
 (a) the per-value within-seed swap test (its smallest p is 1/16: it can never reject),
-(b) the group test of core/aggregate.summarize_group with no replicates (which answer of the
+(b) the group test of core/aggregate.summarize_answers with no replicates (which answer of the
 seed is the neutral one) and (b') the within-seed persona permutation test
 (seed_study.statistics.persona_disparity_test), (c) the two-sample permutation test between the
 seed-level means of a model with the effect and the same model without it (null: both
@@ -45,7 +45,7 @@ from coldbias_tasks.analysis.seed_study.statistics import (
     values_disparity_test,
 )
 from coldbias_tasks.app.machine import cpu_info
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 
 N_ITEMS, K, SEEDS, ALPHA = 500, 20, 5, 0.05
@@ -90,7 +90,7 @@ def run_tests(a: dict, b: dict) -> dict[str, float]:
     """p-values of every test on one simulated model ``a`` (and a second model ``b``)."""
     records = [r for by in a.values() for r in by.values()]
     task = FakeTask(records)
-    group_p = summarize_group(records, metrics=("iou",)).metrics["iou"].group_p
+    group_p = summarize_answers(records, metrics=("iou",)).metrics["iou"].group_p
     personas = persona_disparity_test(task, draws=1000).p  # type: ignore[arg-type]
     swap = value_swap_test(task, "gender.girl").p  # type: ignore[arg-type]
     means = [

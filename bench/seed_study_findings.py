@@ -45,7 +45,7 @@ from coldbias_tasks.analysis.seed_study.statistics import (
     values_disparity_test,
     verdict,
 )
-from coldbias_tasks.core.aggregate import noise_floor, summarize_group
+from coldbias_tasks.core.aggregate import noise_floor, summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 
 DOMAINS = ("college", "music", "movie")  # the paper's column order
@@ -146,7 +146,7 @@ def seed_tests(latest: dict[str, ModelResults]) -> list[dict[str, Any]]:
     out = []
     for key, m in latest.items():
         for name, task in sorted(m.tasks.items()):
-            summary = summarize_group(task.records, metrics=("iou",)).metrics["iou"]
+            summary = summarize_answers(task.records, metrics=("iou",)).metrics["iou"]
             group = persona_disparity_test(task, draws=2000)
             status = "flagged" if group.p <= 0.05 else "not flagged"
             for v in summary.values:

@@ -93,12 +93,12 @@ def _evaluate(lm: Any, repeats: int) -> dict[str, Any]:
         random_seed=SEED, numpy_random_seed=SEED, torch_random_seed=SEED,
     )  # fmt: skip
     assert results is not None
-    from coldbias_tasks.core.aggregate import summarize_group
+    from coldbias_tasks.core.aggregate import summarize_answers
     from coldbias_tasks.core.records import AnswerRecord
     from coldbias_tasks.core.vocabulary import ANSWER_KEY
 
     samples = results["samples"][TASK]
-    summary = summarize_group(AnswerRecord.from_payload(s[ANSWER_KEY]) for s in samples)
+    summary = summarize_answers(AnswerRecord.from_payload(s[ANSWER_KEY]) for s in samples)
     iou = summary.metrics["iou"]
     return {"generate_s": sum(spent), "answers": len(samples), "iou_divergence": iou.mean,
             "iou_floor": iou.noise_floor.mean, "iou_floor_by_repeat": iou.noise_floor.by_repeat,

@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.app.machine import cpu_info
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import replicate_id
 
@@ -84,7 +84,7 @@ def simulate(seed: int, repeats: int, replicates: int, boost: float = 1.0) -> li
 
 
 def _excess_of_v0(records: list[AnswerRecord]) -> list[float]:
-    summary = summarize_group(records, metrics=("iou",)).metrics["iou"]
+    summary = summarize_answers(records, metrics=("iou",)).metrics["iou"]
     v0 = next(v for v in summary.values if v.persona_id == "g.v0")
     return list(v0.excess_by_repeat.values())
 
@@ -134,7 +134,7 @@ def run(n_null: int, n_alt: int, pilot: int) -> dict:
     out: dict = {"sigma": sigma, "boosts": boosts, "achieved_sigma": reached, "designs": {}}
     for repeats, replicates in DESIGNS:
         name = f"R={repeats}, M={replicates}"
-        null = [summarize_group(simulate(s, repeats, replicates), metrics=("iou",)).metrics["iou"]
+        null = [summarize_answers(simulate(s, repeats, replicates), metrics=("iou",)).metrics["iou"]
                 for s in range(n_null)]  # fmt: skip
         fpr = sum(ms.group_p <= ALPHA for ms in null if not math.isnan(ms.group_p))
         tested = sum(not math.isnan(ms.group_p) for ms in null)
@@ -151,7 +151,7 @@ def run(n_null: int, n_alt: int, pilot: int) -> dict:
         }
         for effect, boost in boosts.items():
             alt = [
-                summarize_group(
+                summarize_answers(
                     simulate(90_000 + s, repeats, replicates, boost), metrics=("iou",)
                 ).metrics["iou"]
                 for s in range(n_alt)

@@ -11,7 +11,7 @@ from coldbias_tasks.core.aggregate import (
     fidelity,
     noise_floor,
     positions,
-    summarize_group,
+    summarize_answers,
     value_divergences,
 )
 from coldbias_tasks.core.exposure import exposure, exposure_gap
@@ -44,7 +44,7 @@ def test_repeat_without_neutral_is_skipped() -> None:
 
 
 def test_group_summary_by_hand() -> None:
-    summary = summarize_group(RECORDS).metrics["iou"]
+    summary = summarize_answers(RECORDS).metrics["iou"]
     values = {v.persona_id: v for v in summary.values}
     assert values["g.a"].mean == pytest.approx(0.5)
     assert values["g.a"].std == pytest.approx(math.sqrt(0.5))  # sample std of [0, 1]
@@ -69,7 +69,7 @@ def test_noise_floor_needs_two_neutral_repeats() -> None:
 
 
 def test_without_replicates_excess_uses_the_cross_repeat_floor_and_no_test() -> None:
-    summary = summarize_group(RECORDS).metrics["iou"]
+    summary = summarize_answers(RECORDS).metrics["iou"]
     values = {v.persona_id: v for v in summary.values}
     # cross-repeat floor 2/3 in both repeats; g.a: d = [0 − 2/3, 1 − 2/3]
     assert values["g.a"].excess_over_floor == pytest.approx(-1 / 6)
@@ -82,10 +82,10 @@ def test_value_test_by_hand() -> None:
     Choice "A is the value": 1 − 2/3 = 1/3; "N is the value": (1 + 2/3)/2 − 1 = −1/6; same for
     N'. p = 1/3; with the same repeat twice only (A, A) reaches 2/3 of 9 labellings: 1/9."""
     one = [rec("neutral", 0, [3, 4]), rec("neutral.replicate", 0, [3, 5]), rec("g.a", 0, [1, 2])]
-    summary = summarize_group(one).metrics["iou"]
+    summary = summarize_answers(one).metrics["iou"]
     assert summary.values[0].p_value == pytest.approx(1 / 3)
     two = [*one, *(rec(r.persona_id, 1, list(r.items)) for r in one)]
-    summary = summarize_group(two).metrics["iou"]
+    summary = summarize_answers(two).metrics["iou"]
     assert summary.values[0].p_value == pytest.approx(1 / 9)
     assert summary.min_value_p == pytest.approx(1 / 9)
     assert summary.values[0].excess_over_floor == pytest.approx(1 / 3)  # 1 − 2/3 per repeat
@@ -100,7 +100,7 @@ def test_group_test_by_hand() -> None:
         rec("g.a", 0, [1, 2]),
         rec("g.b", 0, [1, 2]),
     ]
-    summary = summarize_group(records).metrics["iou"]
+    summary = summarize_answers(records).metrics["iou"]
     assert summary.group_p == pytest.approx(2 / 6)
     assert summary.min_group_p == pytest.approx(1 / 6)
 
@@ -140,7 +140,7 @@ def test_power_statement_follows_the_settings() -> None:
             out += [rec(f"neutral.replicate{'' if j == 1 else f'.{j}'}", r, [1, 3])
                     for j in range(1, replicates + 1)]  # fmt: skip
             out += [rec(f"g.v{v}", r, [2, 4]) for v in range(7)]
-        return summarize_group(out).metrics["iou"]
+        return summarize_answers(out).metrics["iou"]
 
     small, default = group(3, 1), group(5, 3)
     assert small.min_adjusted_p == pytest.approx(7 / 27) and small.underpowered
@@ -165,7 +165,7 @@ def test_fidelity_rates() -> None:
 
 def test_empty_pair_is_invalid_and_full_divergence() -> None:
     records = [rec("neutral", 0, [1, 2]), rec("g.a", 0, [])]
-    summary = summarize_group(records)
+    summary = summarize_answers(records)
     assert summary.invalid_pair_rate == 1.0
     assert summary.metrics["prag"].mean == 1.0
 
@@ -206,7 +206,7 @@ def test_replicate_floor_is_the_same_order_null() -> None:
     assert floor.by_repeat == {0: 0.0, 1: pytest.approx(2 / 3)}
     assert floor.mean == pytest.approx(1 / 3)
     assert floor.cross_repeat_mean == pytest.approx(2 / 3)
-    summary = summarize_group(records).metrics["iou"]
+    summary = summarize_answers(records).metrics["iou"]
     values = {v.persona_id: v for v in summary.values}
     assert set(values) == {"g.a", "g.b"}  # the replicate is not an attribute value
     # g.a: d = [0 − 0, 1 − 2/3] → mean 1/6

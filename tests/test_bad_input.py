@@ -20,7 +20,7 @@ from coldbias_tasks.analysis.run_data import LoadOptions
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.app.outputs import MANIFEST
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import (
     CatalogError,
@@ -363,8 +363,8 @@ def test_truncated_or_edited_samples_are_never_silently_scored(real_run: Path, t
         pass  # refused, with a message naming the file
     else:
         # only an edit that changes no answer may pass, and then the numbers are unchanged
-        original = summarize_group(pool_runs(load_folder(real_run))[0].tasks[TASK].records)
-        now = summarize_group(models[0].tasks[TASK].records)
+        original = summarize_answers(pool_runs(load_folder(real_run))[0].tasks[TASK].records)
+        now = summarize_answers(models[0].tasks[TASK].records)
         assert math.isclose(now.metrics["iou"].mean, original.metrics["iou"].mean)
         assert len(models[0].tasks[TASK].records) == len(lines)
     if len(edited.splitlines()) != len(lines):

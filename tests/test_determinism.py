@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE, replicates_identical
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import is_replicate_id
@@ -44,7 +44,7 @@ def test_replicates_identical_to_the_neutral_answer_are_detected() -> None:
 def test_summary_withholds_excess_tests_and_verdicts() -> None:
     from coldbias_tasks.analysis.report import value_verdict
 
-    summary = summarize_group(fixed_seed_task())
+    summary = summarize_answers(fixed_seed_task())
     assert summary.deterministic
     iou = summary.metrics["iou"]
     assert iou.mean > 0.5  # the raw divergence stays (paper-comparable)
@@ -58,7 +58,7 @@ def test_summary_withholds_excess_tests_and_verdicts() -> None:
     # the headline's unit is the sentence, not the sample: deterministic answers keep it (one
     # phrasing per value here, so it is NaN for that reason, not withheld)
     assert iou.disparity.n_phrasings == 1 and math.isnan(iou.disparity.value)
-    assert not summarize_group(fixed_seed_task(repeats=5)).deterministic
+    assert not summarize_answers(fixed_seed_task(repeats=5)).deterministic
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from coldbias_tasks.core.aggregate import arrange, summarize_group
+from coldbias_tasks.core.aggregate import arrange, summarize_answers
 from coldbias_tasks.core.disparity import (
     disparity,
     disparity_from_tensor,
@@ -132,7 +132,7 @@ def test_summary_carries_the_headline_and_the_sentences() -> None:
     records = [rec(v, p, r, items) for (v, p, r), items in lists.items()]
     records += [AnswerRecord(persona_id="neutral", repeat=r, items=(0, 1, 2, 3), k=K)
                 for r in range(2)]  # fmt: skip
-    ms = summarize_group(records).metrics["iou"]
+    ms = summarize_answers(records).metrics["iou"]
     assert ms.disparity.n_phrasings == 3 and ms.disparity.n_values == 2
     assert {v.value for v in ms.values} == {"gender.female", "gender.male"}
     assert len(ms.values) == 6  # the paper-comparable statistics are per sentence

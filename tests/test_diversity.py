@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from coldbias_tasks.app.commands import build_report
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.diversity import (
     catalog_labels,
@@ -156,11 +156,11 @@ def test_summary_per_value_and_through_summarize_group() -> None:
     assert s.entropy.spread == pytest.approx(0.918296, abs=1e-6)
     assert s.coverage.value == pytest.approx(0.1)
     records = [r for by_p in phrased.values() for by_r in by_p.values() for r in by_r.values()]
-    summary = summarize_group(records)
+    summary = summarize_answers(records)
     assert summary.diversity.fields == ("genres", "countries", "decade", "western")
     assert len(summary.diversity.values) == 2
     old = [AnswerRecord.from_payload({**r.to_payload(), "catalog": ""}) for r in records]
-    assert "no catalog" in summarize_group(old).diversity.note  # runs before the field
+    assert "no catalog" in summarize_answers(old).diversity.note  # runs before the field
     assert "unreadable" in task_diversity(phrased, "/nonexistent.jsonl").note
     assert "changed since the run" in task_diversity(phrased, "movie", sha256="0" * 64).note
 

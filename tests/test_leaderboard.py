@@ -24,7 +24,7 @@ from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app import cli, commands
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.metric_specs import DIVERGENCE, EXCESS, metric_spec
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
@@ -87,11 +87,11 @@ def test_two_seeds_of_one_model_are_one_row(tmp_path: Path) -> None:
     assert row.model.seeds == ["1", "2"]
     pooled = row.model.tasks["coldbias_movie_gender"]
     assert pooled.repeats == 6
-    # pooled statistic = summarize_group over both runs' answers, repeats kept apart
-    expected = summarize_group(pooled.records).metrics["iou"].mean
+    # pooled statistic = summarize_answers over both runs' answers, repeats kept apart
+    expected = summarize_answers(pooled.records).metrics["iou"].mean
     assert row.cells["movie_iou"].value == pytest.approx(expected)
-    single = summarize_group(records_of(lines)).metrics["iou"].mean
-    biased = summarize_group(records_of(other)).metrics["iou"].mean
+    single = summarize_answers(records_of(lines)).metrics["iou"].mean
+    biased = summarize_answers(records_of(other)).metrics["iou"].mean
     assert expected == pytest.approx((single + biased) / 2)
 
 
@@ -171,7 +171,7 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     lb = leaderboard.build_leaderboard([out])
     (row,) = lb.rows
     tasks = fair_tasks()
-    means = {t: summarize_group(records_of(lines)).metrics for t, lines in tasks.items()}
+    means = {t: summarize_answers(records_of(lines)).metrics for t, lines in tasks.items()}
     for metric in ("iou", "serp", "prag"):
         assert row.cells[f"movie_{metric}"].value == pytest.approx(
             means["coldbias_movie_gender"][metric].mean
@@ -237,7 +237,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     out = write_run(tmp_path / "o", fair_tasks())
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
-    summary = summarize_group(task.records).metrics["iou"]
+    summary = summarize_answers(task.records).metrics["iou"]
     series = DIVERGENCE.series_of(summary)
     # the series is the per-repeat mean over values; its mean is the task figure
     repeats = sorted(summary.values[0].by_repeat)
@@ -266,7 +266,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
-    serp = summarize_group(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
+    serp = summarize_answers(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
     assert intervals.t_interval(DIVERGENCE.series_of(serp)) == (0.0, 0.0)
 
 
@@ -532,12 +532,12 @@ def test_raw_divergence_as_published_weighs_every_value(tmp_path: Path) -> None:
     values = [
         v.mean
         for lines in tasks.values()
-        for v in summarize_group(records_of(lines)).metrics["iou"].values
+        for v in summarize_answers(records_of(lines)).metrics["iou"].values
     ]
     assert len(values) == 5
     assert row.cells["music_iou_values"].value == pytest.approx(np.mean(values))
     task_means = [
-        summarize_group(records_of(lines)).metrics["iou"].mean for lines in tasks.values()
+        summarize_answers(records_of(lines)).metrics["iou"].mean for lines in tasks.values()
     ]
     assert row.cells["music_iou"].value == pytest.approx(np.mean(task_means))
     assert row.cells["music_iou_values"].value != pytest.approx(row.cells["music_iou"].value)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.metric_file import sampled_fields
 from coldbias_tasks.core.metric_specs import (
     MetricSpec,
@@ -242,7 +242,7 @@ def test_lm_metric_computes_from_the_summary_and_says_n_a_for_no_stderr() -> Non
     from tests.test_aggregate import rec  # a forward answer record
 
     records = [rec("neutral", 0, [1, 2, 3], k=3), rec("gender.girl", 0, [1, 2, 4], k=3)]
-    summary = summarize_group(records)
+    summary = summarize_answers(records)
     metrics = lm_metrics()
     assert metrics["iou_divergence"].compute(summary) == pytest.approx(0.5)
     assert metrics["exact_k_rate"].compute(summary) == pytest.approx(1.0)
@@ -266,8 +266,8 @@ def test_metric_tables_are_current() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("value: fidelity.mean_itmes", "no number of GroupSummary"),
-        ("value: fidelity", "no number of GroupSummary"),
+        ("value: fidelity.mean_itmes", "no number of AnswersSummary"),
+        ("value: fidelity", "no number of AnswersSummary"),
         ("value: fidelity.exact_k_rate\n  colour: red", "unknown keys \\['colour'\\]"),
         ("value: fidelity.exact_k_rate\n  range: [1, 0]", "low < high"),
         ("value: fidelity.exact_k_rate\n  scope: items", "scope 'items' is not one of"),

@@ -21,7 +21,7 @@ from coldbias_tasks.analysis import report
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.exposure import exposure
@@ -327,7 +327,7 @@ def test_csv_numbers_equal_summarize_group(built) -> None:
     fid = pd.read_csv(dest / "fidelity.csv")
     results = json.loads(next(out.rglob("results_*.json")).read_text())["results"]
     for task, lines in tasks.items():
-        summary = summarize_group(records_of(lines))
+        summary = summarize_answers(records_of(lines))
         for metric, ms in summary.metrics.items():
             row = groups[(groups.task == task) & (groups.metric == metric)].iloc[0]
             assert row["mean"] == pytest.approx(ms.mean, **CSV)

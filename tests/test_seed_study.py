@@ -204,7 +204,7 @@ def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
 
 def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -> None:
     from coldbias_tasks.analysis.seed_study.statistics import persona_disparity_test
-    from coldbias_tasks.core.aggregate import summarize_group
+    from coldbias_tasks.core.aggregate import summarize_answers
     from coldbias_tasks.core.records import AnswerRecord
 
     _, out, _ = imported
@@ -222,7 +222,7 @@ def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -
         records = tuple(same)
 
     assert persona_disparity_test(Task(), draws=200).p == 1.0  # type: ignore[arg-type]
-    assert summarize_group(same, metrics=("iou",)).metrics["iou"].group_p > 0.05
+    assert summarize_answers(same, metrics=("iou",)).metrics["iou"].group_p > 0.05
 
 
 def test_cli_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

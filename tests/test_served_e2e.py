@@ -20,7 +20,7 @@ import pytest
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import offline_env
 from coldbias_tasks.app.serve import free_port, vllm_server
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
@@ -107,7 +107,7 @@ def test_served_run_keeps_the_noise_floor(served_run: Path, server: str, model_i
     repeats = sorted({r for _, r in text})
     differ = [r for r in repeats if text[("neutral.replicate", r)] != text[("neutral", r)]]
     assert differ, "every replicate is the neutral answer: request seeds did not vary"
-    summary = summarize_group(_records(served_run))
+    summary = summarize_answers(_records(served_run))
     assert not summary.deterministic
     assert summary.metrics["iou"].noise_floor.mean > 0
     serving = _results(served_run)["config"]["coldbias_serving"]
@@ -147,7 +147,7 @@ def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: P
     With 3 repeats of one replicate the floors' intervals themselves are too wide, or at 1.0
     too narrow, to compare (a 0.5B model often shares no item between two answers)."""
     offline = [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(lm_eval_run)]
-    a, b = summarize_group(_records(served_run)), summarize_group(offline)
+    a, b = summarize_answers(_records(served_run)), summarize_answers(offline)
     for metric in ("iou", "serp", "prag"):
         sa, sb = (
             [d for v in x.metrics[metric].values for d in v.by_repeat.values()] for x in (a, b)

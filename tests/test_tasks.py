@@ -290,7 +290,7 @@ def test_model_without_chat_template_is_refused(tmp_path) -> None:
 
 
 def test_aggregations_read_the_group_summary() -> None:
-    from coldbias_tasks.core.aggregate import summarize_group
+    from coldbias_tasks.core.aggregate import summarize_answers
 
     docs = build_docs("movie", "physics", "plain", SMALL)
     titles = load_catalog("movie").titles
@@ -300,7 +300,7 @@ def test_aggregations_read_the_group_summary() -> None:
     ]
     per_doc = [process_results(d.to_dict(), [a]) for d, a in zip(docs, answers)]
     payloads = [values[ANSWER_KEY] for values in per_doc]
-    summary = summarize_group(AnswerRecord.from_payload(p) for p in payloads)
+    summary = summarize_answers(AnswerRecord.from_payload(p) for p in payloads)
     expected = {
         "iou_divergence": summary.metrics["iou"].mean,
         "prag_snsv": summary.metrics["prag"].snsv,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from coldbias_tasks.core.aggregate import summarize_group
+from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import replicate_id
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic, sample_ranking
@@ -57,7 +57,7 @@ def simulate_task(
 
 @pytest.fixture(scope="module")
 def null_summaries() -> list:
-    return [summarize_group(simulate_task(s), metrics=("iou", "prag")) for s in range(300)]
+    return [summarize_answers(simulate_task(s), metrics=("iou", "prag")) for s in range(300)]
 
 
 def test_group_test_is_uniform_under_the_null(null_summaries) -> None:
@@ -89,7 +89,7 @@ def test_per_value_p_values_are_valid_under_the_null(null_summaries) -> None:
 
 def test_a_clear_effect_is_detected() -> None:
     summaries = [
-        summarize_group(simulate_task(s, boost=100.0, skew=3.0), metrics=("iou",))
+        summarize_answers(simulate_task(s, boost=100.0, skew=3.0), metrics=("iou",))
         for s in range(60)
     ]
     flagged = [next(v for v in s.metrics["iou"].values if v.persona_id == "g.v0").flagged
@@ -104,11 +104,11 @@ def test_a_clear_effect_is_detected() -> None:
 def test_paper_setting_is_reported_underpowered() -> None:
     """The seed study's 5 repeats without a replicate cannot test a value; 3 repeats with one
     replicate cannot flag any of 7 values after Holm: both say so."""
-    none = summarize_group(simulate_task(1, replicates=0)).metrics["iou"]
+    none = summarize_answers(simulate_task(1, replicates=0)).metrics["iou"]
     assert none.underpowered and math.isnan(none.group_p) is False
-    few = summarize_group(simulate_task(1, repeats=3, replicates=1)).metrics["iou"]
+    few = summarize_answers(simulate_task(1, repeats=3, replicates=1)).metrics["iou"]
     assert few.underpowered and few.min_adjusted_p == pytest.approx(7 / 27)
-    default = summarize_group(simulate_task(1)).metrics["iou"]
+    default = summarize_answers(simulate_task(1)).metrics["iou"]
     assert not default.underpowered and default.min_adjusted_p == pytest.approx(7 / 5**5)
 
 
@@ -160,10 +160,10 @@ def test_placebo_flag_rule() -> None:
 
     from coldbias_tasks.core.quality import placebo_reacts
 
-    ms = summarize_group(simulate_task(1, values=5)).metrics["iou"]
+    ms = summarize_answers(simulate_task(1, values=5)).metrics["iou"]
     assert not placebo_reacts(replace(ms, group_p=0.2), ci_low=-0.01)
     assert placebo_reacts(replace(ms, group_p=0.01), ci_low=-0.01)
     assert placebo_reacts(replace(ms, group_p=0.2), ci_low=0.02)
     assert not placebo_reacts(replace(ms, group_p=math.nan), ci_low=math.nan)
-    reacting = summarize_group(simulate_task(2, values=5, boost=40.0)).metrics["iou"]
+    reacting = summarize_answers(simulate_task(2, values=5, boost=40.0)).metrics["iou"]
     assert reacting.group_p <= ALPHA or reacting.values[0].flagged

@@ -24,7 +24,7 @@ from coldbias_tasks.analysis.intervals import (
 from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
-from coldbias_tasks.core.aggregate import Fidelity, GroupSummary, Positions, pooled_answers
+from coldbias_tasks.core.aggregate import AnswersSummary, Fidelity, Positions, pooled_answers
 from coldbias_tasks.core.metric_specs import DISPARITY, DIVERGENCE, MetricSpec
 from coldbias_tasks.core.quality import degenerate_reasons
 from coldbias_tasks.core.reverse import summarize_reverse
@@ -75,7 +75,7 @@ class ModelData:
     group_names: dict[str, tuple[str, str]]
     placebo: dict[str, TaskSummary]
     #: fidelity and positions over all of the model's answers (``core.aggregate.pooled_answers``)
-    answers: GroupSummary
+    answers: AnswersSummary
     n: int
     degenerate: list[str]
     reverse: dict[str, list[tuple[float, np.ndarray]]] = field(default_factory=dict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from coldbias_tasks.analysis.run_data import TaskData
-from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.aggregate import AnswersSummary, summarize_answers
 from coldbias_tasks.core.disparity import PhrasingDisparity
 from coldbias_tasks.core.diversity import DiversitySummary
 from coldbias_tasks.core.metric_specs import EXCESS, MetricSpec, declared
@@ -36,12 +36,12 @@ def _similarity(quantity: MetricSpec) -> MetricSpec:
 
 @dataclass
 class TaskSummary:
-    """One task's :class:`~coldbias_tasks.core.aggregate.GroupSummary` and the per-repeat
+    """One task's :class:`~coldbias_tasks.core.aggregate.AnswersSummary` and the per-repeat
     series of every declared per-similarity quantity that has one
     (:mod:`coldbias_tasks.core.metric_specs`): (similarity, quantity name) → repeat → figure."""
 
     task: TaskData
-    summary: GroupSummary
+    summary: AnswersSummary
     series: dict[tuple[str, str], Series]
 
     def value(self, metric: str, quantity: MetricSpec) -> float:
@@ -76,11 +76,11 @@ class TaskSummary:
 
 
 def summarize_task(task: TaskData) -> TaskSummary:
-    """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_group` of its
+    """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_answers` of its
     answers) and the series of every metric and kind. The placebo task has no headline and no
     diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
     neither for it)."""
-    summary = summarize_group(
+    summary = summarize_answers(
         task.records, catalog=task.catalog, catalog_sha256=task.catalog_sha256
     )
     if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute

@@ -2,7 +2,7 @@
 
 Definitions: docs/measurement.md §2–§3. Plain data in, plain data out:
 :class:`~coldbias_tasks.core.records.AnswerRecord` per model answer, frozen dataclasses out.
-The lm-eval aggregations, the report and the leaderboard all call :func:`summarize_group`.
+The lm-eval aggregations, the report and the leaderboard all call :func:`summarize_answers`.
 
 Conventions
 - Pairing: repeat r of an attribute value is compared with repeat r of the neutral user (same
@@ -54,8 +54,8 @@ from coldbias_tasks.core.vocabulary import (
 )
 
 __all__ = [
+    "AnswersSummary",
     "Fidelity",
-    "GroupSummary",
     "MetricSummary",
     "NoiseFloor",
     "Positions",
@@ -66,7 +66,7 @@ __all__ = [
     "noise_floor",
     "pooled_answers",
     "positions",
-    "summarize_group",
+    "summarize_answers",
     "value_divergences",
 ]
 
@@ -424,8 +424,10 @@ class Positions:
 
 
 @dataclass(frozen=True)
-class GroupSummary:
-    """Everything reported for one attribute group (one lm-eval task)."""
+class AnswersSummary:
+    """Everything reported for a set of answers: one lm-eval task's (its neutral user,
+    replicates and values), or all of a model's answers pooled (:func:`pooled_answers`: then
+    only fidelity and positions are meaningful)."""
 
     metrics: dict[str, MetricSummary]
     fidelity: Fidelity
@@ -469,11 +471,11 @@ def positions(records: Sequence[AnswerRecord]) -> Positions:
     return Positions(_mean(scaled), _mean(in_prefix))
 
 
-def pooled_answers(records: Sequence[AnswerRecord]) -> GroupSummary:
+def pooled_answers(records: Sequence[AnswerRecord]) -> AnswersSummary:
     """The answer-level part of a summary over answers of many tasks (a model's whole run):
     fidelity and positions pooled over all answers; nothing that pairs answers (no similarity
     metrics, ``invalid_pair_rate`` NaN)."""
-    return GroupSummary(
+    return AnswersSummary(
         metrics={},
         fidelity=fidelity(records),
         positions=positions(records),
@@ -483,14 +485,14 @@ def pooled_answers(records: Sequence[AnswerRecord]) -> GroupSummary:
     )
 
 
-def summarize_group(
+def summarize_answers(
     records: Iterable[AnswerRecord],
     metrics: Sequence[str] = SIMILARITY_NAMES,
     alpha: float | None = None,
     catalog: str | None = None,
     catalog_sha256: str = "",
-) -> GroupSummary:
-    """All statistics of one attribute group: the neutral persona, its replicates and the
+) -> AnswersSummary:
+    """All statistics of one task's answers: the neutral persona, its replicates and the
     values. ``alpha``: the test level (default: the records' ``alpha``, else 0.05);
     ``catalog``: the items' catalog for diversity (default: the records' own) and the run's
     hash of it (diversity is skipped when the catalog changed since)."""
@@ -509,7 +511,7 @@ def summarize_group(
         if r in table.neutral
     ]
     invalid = _mean([float(not a.items or not n.items) for a, n in pairs])
-    return GroupSummary(
+    return AnswersSummary(
         metrics=per_metric,
         fidelity=fidelity(records),
         positions=positions(records),

@@ -8,7 +8,7 @@ report tables, the leaderboard columns, the task card's metric table and the Eve
 directions (docs/eee.md) all read :func:`declared`.
 
 Adding a metric: compute it (a field or annotated property of
-:class:`~coldbias_tasks.core.aggregate.GroupSummary`,
+:class:`~coldbias_tasks.core.aggregate.AnswersSummary`,
 :class:`~coldbias_tasks.core.aggregate.MetricSummary` or
 :class:`~coldbias_tasks.core.reverse.ReverseSummary`), then one entry in ``data/metrics.yaml``
 (its header lists the keys; checked on import: a path that is no number of the summary is an
@@ -19,7 +19,7 @@ the report CSV and the leaderboard.
 
 Scopes: ``"similarity"`` metrics are computed per similarity m ∈ {iou, serp, prag} from the
 task's ``MetricSummary`` (lm-eval keys ``{m}_{name}``; the report's ``groups`` table, one row
-per m); ``"task"`` metrics from the ``GroupSummary`` (key ``name``; the ``fidelity`` table);
+per m); ``"task"`` metrics from the ``AnswersSummary`` (key ``name``; the ``fidelity`` table);
 ``"reverse"`` metrics from a reverse task's ``ReverseSummary`` (the ``reverse_groups`` table).
 Only directed quantities are metrics (lm-eval's ``higher_is_better``, docs/measurement.md §6):
 noise floors, spreads and the mean catalog position are report and leaderboard columns only.
@@ -229,7 +229,7 @@ class LmMetric:
         return self.spec.averaged and not self.is_stderr
 
     def compute(self, summary: Any) -> float | str:
-        """The number from a task's summary (a ``GroupSummary`` or ``ReverseSummary``); a
+        """The number from a task's summary (a ``AnswersSummary`` or ``ReverseSummary``); a
         missing standard error is lm-eval's "N/A"."""
         part = summary.metrics[self.similarity] if self.similarity else summary
         fn = self.spec.stderr if self.is_stderr else self.spec.value
@@ -305,7 +305,7 @@ def _lm_metrics(reverse: bool, control: bool, generation: int) -> dict[str, LmMe
 def report_values(scope: Scope, part: Any) -> dict[str, float]:
     """Report column → value of every declared metric of ``scope`` (and its standard error,
     column ``stderr_column`` or ``<column>_stderr``) from ``part``: a task's ``MetricSummary``
-    for ``"similarity"``, its ``GroupSummary`` for ``"task"``, ``ReverseSummary`` for
+    for ``"similarity"``, its ``AnswersSummary`` for ``"task"``, ``ReverseSummary`` for
     ``"reverse"``."""
     out: dict[str, Any] = {}
     for spec in declared(scope):
@@ -408,10 +408,10 @@ class _Bounds:
 
 
 def _summary_type(scope: str) -> type:
-    from coldbias_tasks.core.aggregate import GroupSummary, MetricSummary
+    from coldbias_tasks.core.aggregate import AnswersSummary, MetricSummary
     from coldbias_tasks.core.reverse import ReverseSummary
 
-    return {"similarity": MetricSummary, "task": GroupSummary, "reverse": ReverseSummary}[scope]
+    return {"similarity": MetricSummary, "task": AnswersSummary, "reverse": ReverseSummary}[scope]
 
 
 def _path_type(cls: type, path: str) -> Any:

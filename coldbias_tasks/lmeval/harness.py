@@ -9,7 +9,7 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.lmeval.harness.<nam
   :func:`coldbias_tasks.core.sample_check.check_answer`) and returns its payload once, under
   ``ANSWER_KEY``, and the answer's short id under every metric key;
 - :func:`aggregate_answers`: the aggregation of ``ANSWER_KEY``; builds the task's summary once,
-  :func:`coldbias_tasks.core.aggregate.summarize_group` (reverse tasks:
+  :func:`coldbias_tasks.core.aggregate.summarize_answers` (reverse tasks:
   :func:`coldbias_tasks.core.reverse.summarize_reverse`), from the task's payloads;
 - ``agg_<key>``: one named aggregation per declared metric
   (:mod:`coldbias_tasks.core.metric_specs`, made on demand); each reads one number from the
@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from coldbias_tasks.core.aggregate import GroupSummary, summarize_group
+from coldbias_tasks.core.aggregate import AnswersSummary, summarize_answers
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.errors import RecordError, SettingsError
 from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics
@@ -118,7 +118,7 @@ def _store(reverse: bool, payloads: Sequence[Mapping[str, Any]]) -> Any:
     if key not in _STORE:
         while len(_STORE) >= _STORE_SIZE:
             _STORE.pop(next(iter(_STORE)))
-        _STORE[key] = _summarize_reverse(payloads) if reverse else _group_summary(payloads)
+        _STORE[key] = _summarize_reverse(payloads) if reverse else _answers_summary(payloads)
     return _STORE[key]
 
 
@@ -146,8 +146,8 @@ def aggregate_answers(payloads: Sequence[Mapping[str, Any]]) -> int:
     return len(payloads)
 
 
-def _group_summary(payloads: Sequence[Mapping[str, Any]]) -> GroupSummary:
-    summary = summarize_group(map(AnswerRecord.from_payload, payloads))
+def _answers_summary(payloads: Sequence[Mapping[str, Any]]) -> AnswersSummary:
+    summary = summarize_answers(map(AnswerRecord.from_payload, payloads))
     if summary.deterministic:  # excess, tests and flagged shares are NaN: say why, once per task
         log.warning("coldbias: %s", DETERMINISTIC_MESSAGE)
     return summary
