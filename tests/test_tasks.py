@@ -38,10 +38,13 @@ def test_generated_yamls_are_up_to_date() -> None:
 
 
 def test_template_lists_every_metric_with_direction() -> None:
+    """The shared template lists the catalog tasks' metrics: all but the open-only ones."""
     template = (tasks_dir() / "_coldbias_template_yaml").read_text()
     for name, (fn, higher) in METRICS.items():
-        assert f"metric: {name}\n" in template
-        assert f"harness.{fn.__name__}\n    higher_is_better: {str(higher).lower()}" in template
+        listed = f"metric: {name}\n" in template
+        assert listed == (name not in vocabulary.OPEN_ONLY_METRICS), name
+        if listed:
+            assert f"harness.{fn.__name__}\n    higher_is_better: {str(higher).lower()}" in template
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,7 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
     config = load_personas()
     explicit = _groups(("attribute", "control"))
     intersections = _groups(("intersection",))
-    for variant in ("plain", "context", "mitigation"):
+    for variant in ("plain", "context", "mitigation", "open"):
         for domain in vocabulary.DOMAINS:
             assert vocabulary.group_name(domain, variant) in manager.all_groups
             for group in explicit + (intersections if variant == "plain" else []):
@@ -74,9 +77,9 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
         for group in explicit:
             assert vocabulary.reverse_task_name(domain, group) in manager.all_subtasks
     assert vocabulary.reverse_group_name(None) in manager.all_groups
-    # forward: 3 variants of every explicit group, plain intersections, implicit; reverse:
-    # every explicit group
-    per_domain = 3 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
+    # forward: 4 variants (open included) of every explicit group, plain intersections,
+    # implicit; reverse: every explicit group
+    per_domain = 4 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
     assert len(manager.all_subtasks) == 3 * per_domain
 
 
@@ -207,7 +210,7 @@ def test_filter_and_process_results_payload() -> None:
     assert payload["n_out_of_catalog"] == 1  # not shown to the model → out of catalog
     assert payload["n_duplicates"] == 1
     results = process_results(doc, [payload])
-    assert set(results) == set(METRICS)
+    assert set(results) == set(METRICS) - set(vocabulary.OPEN_ONLY_METRICS)
 
 
 def test_eval_argv_adds_defaults() -> None:
@@ -371,7 +374,7 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
     p_values = {f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "disparity")}
-    assert up == {"exact_k_rate", "fill_rate"} | p_values
+    assert up == {"exact_k_rate", "fill_rate", "grounded_rate", "catalog_rate"} | p_values
 
 
 @pytest.mark.slow

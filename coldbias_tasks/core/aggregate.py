@@ -41,6 +41,7 @@ import numpy as np
 from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
 from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.core.open_answers import Grounding, grounding
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
 from coldbias_tasks.core.vocabulary import (
@@ -422,6 +423,8 @@ class GroupSummary:
     n_replicates: int = 0
     alpha: float = ALPHA
     deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
+    #: open tasks: where the listed items resolved (NaN rates for a catalog task)
+    grounding: Grounding = field(default_factory=Grounding)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -465,6 +468,7 @@ def pooled_answers(records: Sequence[AnswerRecord]) -> GroupSummary:
         invalid_pair_rate=NAN,
         personas=tuple(sorted({r.persona_id for r in records})),
         repeats=tuple(sorted({r.repeat for r in records})),
+        grounding=grounding(records),
     )
 
 
@@ -500,4 +504,5 @@ def summarize_group(
         n_replicates=table.n_replicates,
         alpha=alpha,
         deterministic=deterministic,
+        grounding=grounding(records),
     )

@@ -11,9 +11,11 @@ from typing import Any
 
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.open_answers import record_from_open_answer
 from coldbias_tasks.core.parse import parse_ranking
 from coldbias_tasks.core.parse_users import parse_user_ranking
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
+from coldbias_tasks.core.vocabulary import OPEN
 
 __all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
@@ -48,7 +50,10 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
     """Parse ``text`` against the items shown in ``doc`` only: an item of the full catalog that
     the model was not shown counts as out of catalog. The index is built on the shown set in
     catalog order, so all repeats (shuffles) of a task share one cached index. A non-string
-    answer is an empty one."""
+    answer is an empty one. An open task's answer (nothing shown) is grounded instead
+    (:func:`~coldbias_tasks.core.open_answers.record_from_open_answer`)."""
+    if doc.variant == OPEN:
+        return record_from_open_answer(text, doc)
     shown_set, titles, aliases, position = _shown_view(
         doc.catalog, doc.catalog_sha256, doc.shown_ids
     )

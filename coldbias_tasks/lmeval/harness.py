@@ -29,6 +29,7 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc, UserRankRecord
 from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
+from coldbias_tasks.core.vocabulary import CATALOG_ONLY_METRICS, OPEN, OPEN_ONLY_METRICS
 from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "load_dataset",
     "parse_filter",
     "process_results",
+    "task_metrics",
 ]
 
 T = TypeVar("T")
@@ -68,10 +70,21 @@ def parse_filter(resps: Sequence[Sequence[str]], docs: Sequence[dict]) -> list[d
     return [_parse_one(r[0] if r else "", doc) for r, doc in zip(resps, docs)]
 
 
+def task_metrics(control: bool = False, variant: str = "plain") -> dict[str, LmMetric]:
+    """The forward metrics of one task (its YAML's ``metric_list``): a control group's own
+    task drops those without ``controls``; an open task (no catalog shown) has the grounding
+    metrics and none of :data:`~coldbias_tasks.core.vocabulary.CATALOG_ONLY_METRICS`, a
+    catalog task none of :data:`~coldbias_tasks.core.vocabulary.OPEN_ONLY_METRICS`."""
+    dropped = CATALOG_ONLY_METRICS if variant == OPEN else OPEN_ONLY_METRICS
+    listed = lm_metrics(control=control)
+    return {key: m for key, m in listed.items() if m.spec.name not in dropped}
+
+
 def process_results(doc: dict, results: Sequence[dict]) -> dict[str, dict]:
-    """Every metric receives the same payload; aggregation does the pairing."""
+    """Every metric of the task receives the same payload; aggregation does the pairing."""
     payload = results[0] if results else _parse_one("", doc)
-    return dict.fromkeys(lm_metrics(control=bool(doc.get("control_task"))), payload)
+    metrics = task_metrics(bool(doc.get("control_task")), str(doc.get("variant", "plain")))
+    return dict.fromkeys(metrics, payload)
 
 
 _CACHE: dict[tuple[int, ...], tuple[Sequence[dict], Any]] = {}
