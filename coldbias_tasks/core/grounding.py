@@ -1,0 +1,189 @@
+"""Grounding the titles of an open-ended answer ("recommend 20 movies", no catalog shown).
+
+Each listed title resolves to the first level that knows it:
+
+1. ``catalog``: the domain's catalog item (the forward parser's matcher,
+   ``core/title_match.TitleMatcher`` over ``core/catalog_index.build_index``), key ``c:<row>``;
+2. ``reference``: an entry of the domain's larger reference list shipped as facts in
+   ``data/reference/`` (``core/reference.py``), key ``r:<reference id>``;
+3. ``title``: the entry's normalised title key (:func:`title_key`, FaiRLLM's clean-up:
+   lower-case, quotes and brackets removed, text after " - " cut), key ``t:<key>``, so that
+   divergences between two lists stay defined for titles no list knows (possibly invented).
+
+Precision first: a level grounds an entry only on an exact normalised key, a derived alias or
+the matcher's guarded fuzzy stage; an ambiguous title (two films "Psycho") grounds only when a
+year in the entry ("Psycho (1998)") picks one, and a stated year more than
+:data:`YEAR_TOLERANCE` from the item's own year (a remake the list does not hold) is no match.
+:meth:`Grounder.ground` never raises on any string; it returns None for text that is no title
+(empty, prose such as "Here are 20 movies:").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from coldbias_tasks.core.catalog import Catalog
+from coldbias_tasks.core.catalog_index import build_index
+from coldbias_tasks.core.reference import YEAR_TOLERANCE, Reference, load_reference
+from coldbias_tasks.core.title_match import MARKDOWN, PROSE_START, TitleMatcher
+
+__all__ = [
+    "YEAR_TOLERANCE",
+    "Grounded",
+    "Grounder",
+    "Level",
+    "clear_cache",
+    "grounder",
+    "stated_year",
+    "title_key",
+]
+
+Level = Literal["catalog", "reference", "title"]
+
+#: Entries longer than this many characters are cut before grounding (no title is longer).
+MAX_ENTRY_CHARS = 500
+#: Domains whose items are told apart by year (remakes share a title); elsewhere a stated
+#: year is ignored (a song's year is often its album's or a re-release's).
+YEAR_DOMAINS = frozenset({"movie"})
+
+_LIST_MARKER = re.compile(
+    r"^\s*(?:#{1,6}\s+)?(?:[-*•·●▪◦+>]\s+|#?\(?\d{1,3}\s*[.)\]、:]\s*|\d{1,3}\s+[-–—]\s+)"
+)
+_YEAR_IN_BRACKETS = re.compile(r"[(\[]\s*(?:[^()\[\]]*?[\s,;])?((?:18|19|20)\d\d)\b[^()\[\]]*[)\]]")
+_YEAR_AT_END = re.compile(r"(?:\s[-–—]\s*|,\s*)((?:18|19|20)\d\d)\s*\.?\s*$")
+_QUOTES = re.compile(r"[\"“”«»„「」『』《》〈〉【】*_`]")
+_BRACKETED = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
+_DASH_CUT = re.compile(r"\s+[-–—]\s+.*$|\s*[–—]\s*.*$")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """One listed title, resolved.
+
+    ``key``: ``"c:<catalog row index>"``, ``"r:<reference id>"`` or ``"t:<normalised
+    title>"``; ``level``: which of the three; ``catalog_index``: the catalog row (catalog level
+    only); ``title``: the catalog's / reference's canonical title, or the entry as given
+    (cleaned of list markers) at the title level.
+    """
+
+    key: str
+    level: Level
+    catalog_index: int | None = None
+    title: str = ""
+
+
+def stated_year(entry: str) -> int | None:
+    """The release year an entry states: in brackets ("Jaws (1975)", "(1975, Spielberg)") or
+    after a final dash or comma ("Jaws - 1975"); None when it states none. A year that is part
+    of the title ("Blade Runner 2049", "1917") is not a stated year."""
+    match = _YEAR_IN_BRACKETS.search(entry) or _YEAR_AT_END.search(entry)
+    return int(match.group(1)) if match else None
+
+
+def _clean(entry: str) -> str:
+    """The entry without a list marker, markdown emphasis and surrounding space."""
+    text = entry[:MAX_ENTRY_CHARS].strip()
+    text = _LIST_MARKER.sub("", text, count=1)
+    return MARKDOWN.sub("", text).strip()
+
+
+def title_key(entry: str) -> str:
+    """FaiRLLM's clean-up of a title: lower-case, quotes and brackets (with their content: a
+    year, a director) removed, text after " - " cut, spaces collapsed; "" when nothing is
+    left."""
+    text = _clean(entry)
+    text = _DASH_CUT.sub("", text)
+    text = _BRACKETED.sub("", text)
+    text = _QUOTES.sub("", text).lower()
+    return _SPACES.sub(" ", text).strip(" .,;:!?'-")
+
+
+def _is_prose(text: str) -> bool:
+    """A sentence rather than a title: a lead-in ending with ":", a chat opening ("Sure",
+    "Here are"), or a long sentence."""
+    words = text.split()
+    if not words or text.endswith(":") or len(words) > 20:
+        return True
+    if len(words) >= 8 and text[-1:] in ".!?":
+        return True
+    return bool(PROSE_START.match(text)) and len(words) >= 3
+
+
+class Grounder:
+    """Resolves entries of one domain against its catalog, then its reference list."""
+
+    def __init__(self, domain: str, catalog: Catalog, reference: Reference | None) -> None:
+        self.domain = domain
+        self.catalog = catalog
+        self.reference = reference
+        self._matcher = TitleMatcher(build_index(catalog.titles, catalog.aliases()))
+        years = catalog.table.get("year") if domain in YEAR_DOMAINS else None
+        self._catalog_years: tuple[int | None, ...] | None = (
+            tuple(int(y) if y == y and y is not None else None for y in years)
+            if years is not None
+            else None
+        )
+
+    @property
+    def coverage(self) -> str:
+        """One sentence: what the reference list holds and what it leaves out."""
+        if self.reference is None:
+            return (
+                f"No reference list for {self.domain!r}: only its {len(self.catalog)} catalog "
+                "items ground; every other title keeps its normalised title key."
+            )
+        return self.reference.coverage
+
+    def _year_fits(self, year: int | None, own: int | None) -> bool:
+        return year is None or own is None or abs(year - own) <= YEAR_TOLERANCE
+
+    def _catalog(self, text: str, year: int | None) -> Grounded | None:
+        hit, _ = self._matcher.match(text)
+        if hit is None:
+            return None
+        if self._catalog_years is not None and not self._year_fits(year, self._catalog_years[hit]):
+            return None  # "Psycho (1998)" is not the catalog's "Psycho" (1960)
+        return Grounded(f"c:{hit}", "catalog", hit, self.catalog.titles[hit])
+
+    def ground(self, entry: str) -> Grounded | None:
+        """The grounded title of one list entry, or None when it is no title (empty, prose).
+        Never raises on any ``str``; a non-str is no title."""
+        if not isinstance(entry, str):
+            return None
+        text = _clean(entry)
+        if not text or _is_prose(text):
+            return None
+        year = stated_year(text) if self.domain in YEAR_DOMAINS else None
+        found = self._catalog(text, year)
+        if found is None and self.reference is not None:
+            ref = self.reference.match(text, year)
+            if ref is not None:
+                found = Grounded(f"r:{ref.id}", "reference", None, ref.title)
+        if found is not None:
+            return found
+        key = title_key(text)
+        if not key or not any(ch.isalnum() for ch in key):
+            return None
+        return Grounded(f"t:{key}", "title", None, text)
+
+
+_CACHE: dict[tuple[str, str], Grounder] = {}
+
+
+def grounder(domain: str, catalog: Catalog) -> Grounder:
+    """The :class:`Grounder` of ``domain`` over ``catalog``, built once per (domain, catalog
+    hash). A domain without a reference list (``data/reference/<domain>.jsonl``) grounds on
+    the catalog alone."""
+    key = (domain, catalog.sha256)
+    found = _CACHE.get(key)
+    if found is None:
+        found = _CACHE[key] = Grounder(domain, catalog, load_reference(domain))
+    return found
+
+
+def clear_cache() -> None:
+    """Forget every built grounder (tests)."""
+    _CACHE.clear()
