@@ -63,7 +63,7 @@ def test_every_language_of_lines_has_an_open_form(language: str) -> None:
 def test_templates_without_an_open_form_are_refused_clearly(tmp_path: Path) -> None:
     assert open_template_name("numbered") == "open_numbered"
     assert open_template_name(None) == "open_lines"
-    with pytest.raises(TemplateError, match="user_first.*cannot ask an open task.*lines"):
+    with pytest.raises(TemplateError, match=r"user_first.*cannot ask an open task.*lines"):
         build_docs("movie", "gender", "open", {**SMALL, "coldbias_template": "user_first"})
     shows = tmp_path / "mine.jinja"
     shows.write_text("{% for t in items %}{{ t }}\n{% endfor %}Pick {{ k }}. {{ user }}")
@@ -121,7 +121,10 @@ def _open(persona: str, keys: tuple[str, ...], repeat: int = 0) -> AnswerRecord:
 def test_grounding_rates_and_catalog_tasks_have_none() -> None:
     records = [
         _open("neutral", ("c:1", "r:a", "t:x", "t:y")),
-        _open("gender.female#0", ("c:1", "c:2", "r:b", "t:z"), ),
+        _open(
+            "gender.female#0",
+            ("c:1", "c:2", "r:b", "t:z"),
+        ),
     ]
     found = summarize_group(records).grounding
     assert (found.n_items, found.grounded_rate, found.catalog_rate) == (8, 5 / 8, 3 / 8)
