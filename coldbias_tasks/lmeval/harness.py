@@ -146,16 +146,22 @@ def _summarize_reverse(payloads: Sequence[dict]) -> ReverseSummary:
     return summarize_reverse(map(UserRankRecord.from_payload, payloads))
 
 
-#: the tables of :func:`__getattr__`: name → which metrics (reverse, control)
-_TABLES = {"METRICS": (False, False), "CONTROL_METRICS": (False, True),
-           "REVERSE_METRICS": (True, False)}  # fmt: skip
+#: the tables of :func:`__getattr__`: name → the metrics of which tasks
+_TABLES: dict[str, Callable[[], dict[str, LmMetric]]] = {
+    "METRICS": task_metrics,
+    "CONTROL_METRICS": lambda: task_metrics(control=True),
+    "OPEN_METRICS": lambda: task_metrics(variant=OPEN),
+    "REVERSE_METRICS": lambda: lm_metrics(reverse=True),
+}
 
 
 def __getattr__(name: str) -> Any:
-    """``agg_<key>`` of every declared metric; ``METRICS``, ``CONTROL_METRICS`` and
-    ``REVERSE_METRICS``: metric key → (aggregation, higher_is_better), as declared now."""
+    """``agg_<key>`` of every declared metric; ``METRICS`` (a catalog task's),
+    ``CONTROL_METRICS`` (a control group's own catalog task), ``OPEN_METRICS`` (an open
+    attribute task's) and ``REVERSE_METRICS``: metric key → (aggregation, higher_is_better),
+    as the task YAMLs list them, as declared now."""
     if name in _TABLES:
-        listed = lm_metrics(*_TABLES[name])
+        listed = _TABLES[name]()
         return {key: (aggregation(m), m.higher_is_better) for key, m in listed.items()}
     found = {**lm_metrics(), **lm_metrics(reverse=True)}.get(name.removeprefix("agg_"))
     if name.startswith("agg_") and found is not None:
