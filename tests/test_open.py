@@ -207,3 +207,23 @@ def test_report_reads_an_open_run(tmp_path: Path) -> None:
     # over catalog items only: Western and non-Western shares of an answer sum to 1
     shares = western.groupby("persona_id")["share"].sum()
     assert shares.to_numpy() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("domain", "answer", "levels"),
+    [
+        ("music", '<think>Bohemian Rhapsody?</think>\n1. "Paranoid" by Black Sabbath\n'
+                  "2. Zorblax Song by Nobody", ["catalog", "title"]),
+        ("college", '```json\n[{"name": "Massachusetts Institute of Technology", "country": '
+                    '"US"}, {"name": "Fake University of Nowhere"}]\n```', ["catalog", "title"]),
+        ("movie", "Here are 4 films: Jaws, Casablanca, Zorblax, Psycho (1998)",
+         ["catalog", "catalog", "title", "reference"]),
+    ],
+)  # fmt: skip
+def test_open_answers_in_the_formats_models_write(domain: str, answer: str, levels: list) -> None:
+    """Think blocks, "title by artist", fenced JSON objects and a comma-joined line after a
+    lead-in split and ground as in a catalog task; a remake's year picks the reference entry."""
+    doc = build_docs(domain, "gender", "open", SMALL)[0]
+    record = record_from_answer(answer, doc)
+    assert [key_level(k) for k in record.keys] == levels
+    assert record.n_entries == len(levels)
