@@ -98,37 +98,48 @@ def higher_education(name: str) -> bool:
     return bool(core) or bool(words & HIGHER_WORDS)
 
 
+def _country(domain: str) -> str:
+    """The country of a domain's country-code TLD ("" for .edu, .org and other generic ones)."""
+    tld = domain.rsplit(".", 1)[-1]
+    return {"uk": "GB"}.get(tld, tld.upper()) if len(tld) == 2 else ""
+
+
 def colleges(wheel: Path) -> list[dict[str, object]]:
-    """One row per email domain whose institution names a university, college or institute:
-    ``id`` the domain, ``title`` its first such name, ``aliases`` its other names (swot lists
-    e.g. "DIU" and "Dhaka International University" for one domain), ``country`` the domain's
-    country-code top-level domain (upper case; "" for .edu, .org…). A name already taken by an
-    earlier domain (an institution with several domains) is not repeated."""
-    taken: set[str] = set()
-    rows: list[dict[str, object]] = []
+    """One row per institution that names a university, college or institute: ``id`` its
+    first email domain, ``title`` its first such name in swot, ``aliases`` its other names
+    (swot lists e.g. "DIU" and "Dhaka International University" for one domain), ``country``
+    the domain's country-code TLD. A name listed under several domains of one country (or of
+    one country and generic ones) is one institution with several domains: one row. A name
+    listed in several countries ("Soochow University" in TW and CN, "National University" in
+    BD and PH) is several institutions: one row per country, so that the name is ambiguous and
+    grounds nothing."""
+    countries: dict[str, set[str]] = {}
+    named: list[tuple[str, list[str]]] = []
     for domain, names in sorted(_swot_domains(wheel).items()):
         domain = domain.strip(".")
-        tld = domain.rsplit(".", 1)[-1]
+        clean = [" ".join(html.unescape(str(n)).split()) for n in names]
+        clean = [n for n in clean if n]
+        named.append((domain, clean))
+        for name in clean:
+            countries.setdefault(normalized_key(name), set()).add(_country(domain))
+    taken: set[tuple[str, str]] = set()
+    rows: list[dict[str, object]] = []
+    for domain, names in named:
+        country = _country(domain)
         fresh: list[str] = []
         for name in names:
-            name = " ".join(html.unescape(str(name)).split())
             key = normalized_key(name)
-            if not key or key in taken:
+            several = len(countries[key] - {""}) > 1
+            slot = (key, country if several else "")
+            if not key or slot in taken:
                 continue
-            taken.add(key)
+            taken.add(slot)
             fresh.append(name)
         titles = [n for n in fresh if higher_education(n)]
         if not titles:
             continue  # a school district, a high school, a name in another script only
         aliases = [n for n in fresh if n != titles[0]]
-        rows.append(
-            {
-                "id": domain,
-                "title": titles[0],
-                "aliases": aliases,
-                "country": {"uk": "GB"}.get(tld, tld.upper()) if len(tld) == 2 else "",
-            }
-        )
+        rows.append({"id": domain, "title": titles[0], "aliases": aliases, "country": country})
     return rows
 
 

@@ -10,6 +10,10 @@ Each listed title resolves to the first level that knows it:
    lower-case, quotes and brackets removed, text after " - " cut), key ``t:<key>``, so that
    divergences between two lists stay defined for titles no list knows (possibly invented).
 
+A song entry that names another artist than the catalog's, as "Hotel California (Charlie
+Parker)" or 'Taylor Swift, "Hotel California"', is not that catalog song (another song of
+the same title, or a wrong attribution: the title level keeps it).
+
 Precision first: a level grounds an entry only on an exact normalised key, a derived alias or
 the matcher's guarded fuzzy stage; an ambiguous title (two films "Psycho") grounds only when a
 year in the entry ("Psycho (1998)") picks one, and a stated year more than
@@ -24,10 +28,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from coldbias_tasks.core.answer_text import strip_invisible
 from coldbias_tasks.core.catalog import Catalog
-from coldbias_tasks.core.catalog_index import build_index
+from coldbias_tasks.core.catalog_index import (
+    ABBREVIATION,
+    TRAILING_PAREN,
+    build_index,
+    normalized_key,
+)
 from coldbias_tasks.core.reference import YEAR_TOLERANCE, Reference, load_reference
 from coldbias_tasks.core.title_match import MARKDOWN, PROSE_START, TitleMatcher
+from coldbias_tasks.core.title_match import _artists_agree as artists_agree
 
 __all__ = [
     "YEAR_TOLERANCE",
@@ -57,6 +68,15 @@ _QUOTES = re.compile(r"[\"“”«»„「」『』《》〈〉【】*_`]")
 _BRACKETED = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
 _DASH_CUT = re.compile(r"\s+[-–—]\s+.*$|\s*[–—]\s*.*$")
 _SPACES = re.compile(r"\s+")
+#: Song entries that name an artist in forms the catalog matcher reads as part of the title:
+#: "Title (Artist)" and 'Artist, "Title"'.
+_PAREN_ARTIST = re.compile(r"^.+?\s*[(\[]([^()\[\]]+)[)\]]\s*$")
+_ARTIST_THEN_QUOTED = re.compile(r'^([^,"“”]+),\s*["“][^"“”]+["”]\s*$')
+_NO_ARTIST = re.compile(
+    r"\b(?:feat|ft|featuring|live|remaster(?:ed)?|version|edit|mix|remix|demo|acoustic|cover|"
+    r"from|theme|with|part|pt|single|album)\b|^\W*(?:19|20)\d\d\W*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -83,33 +103,36 @@ def stated_year(entry: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _clean(entry: str) -> str:
-    """The entry without a list marker, markdown emphasis and surrounding space."""
-    text = entry[:MAX_ENTRY_CHARS].strip()
-    text = _LIST_MARKER.sub("", text, count=1)
-    return MARKDOWN.sub("", text).strip()
+def _clean(entry: str) -> tuple[str, bool]:
+    """(the entry without invisible characters, a list marker, markdown emphasis and
+    surrounding space; whether it had a list marker)."""
+    text = " ".join(strip_invisible(entry[:MAX_ENTRY_CHARS]).split())
+    marker = _LIST_MARKER.match(text)
+    if marker:
+        text = text[marker.end() :]
+    return MARKDOWN.sub("", text).strip(), marker is not None
 
 
 def title_key(entry: str) -> str:
     """FaiRLLM's clean-up of a title: lower-case, quotes and brackets (with their content: a
     year, a director) removed, text after " - " cut, spaces collapsed; "" when nothing is
     left."""
-    text = _clean(entry)
-    text = _DASH_CUT.sub("", text)
+    text = _DASH_CUT.sub("", _clean(entry)[0])
     text = _BRACKETED.sub("", text)
     text = _QUOTES.sub("", text).lower()
     return _SPACES.sub(" ", text).strip(" .,;:!?'-")
 
 
-def _is_prose(text: str) -> bool:
-    """A sentence rather than a title: a lead-in ending with ":", a chat opening ("Sure",
-    "Here are"), or a long sentence."""
+def _is_prose(text: str, marked: bool) -> bool:
+    """A sentence rather than a title: a lead-in ending with ":", a long sentence, or (an
+    entry without list marker, as a numbered "Here Comes the Sun" is a title) a chat opening
+    ("Sure", "Here are", "Enjoy!")."""
     words = text.split()
     if not words or text.endswith(":") or len(words) > 20:
         return True
     if len(words) >= 8 and text[-1:] in ".!?":
         return True
-    return bool(PROSE_START.match(text)) and len(words) >= 3
+    return not marked and bool(PROSE_START.match(text))
 
 
 class Grounder:
@@ -140,28 +163,54 @@ class Grounder:
     def _year_fits(self, year: int | None, own: int | None) -> bool:
         return year is None or own is None or abs(year - own) <= YEAR_TOLERANCE
 
+    def _other_artist(self, text: str, hit: int) -> bool:
+        """Whether a song entry names an artist, in brackets after the title or before a
+        quoted title, that is not the catalog song's artist nor part of its title."""
+        index = self._matcher.index
+        own = index.artists[hit] if index.songs else ""
+        if not own:
+            return False
+        match = _PAREN_ARTIST.match(text) or _ARTIST_THEN_QUOTED.match(text)
+        if match is None or _NO_ARTIST.search(match.group(1)):
+            return False
+        named = match.group(1).strip()
+        if normalized_key(named) in normalized_key(self.catalog.titles[hit]):
+            return False  # "Sweet Dreams (Are Made of This)"
+        return not artists_agree(named, own)
+
     def _catalog(self, text: str, year: int | None) -> Grounded | None:
         hit, _ = self._matcher.match(text)
-        if hit is None:
+        if hit is None or self._other_artist(text, hit):
             return None
         if self._catalog_years is not None and not self._year_fits(year, self._catalog_years[hit]):
             return None  # "Psycho (1998)" is not the catalog's "Psycho" (1960)
         return Grounded(f"c:{hit}", "catalog", hit, self.catalog.titles[hit])
+
+    def _reference(self, text: str, year: int | None) -> Grounded | None:
+        ref = self.reference.match(text, year) if self.reference is not None else None
+        return None if ref is None else Grounded(f"r:{ref.id}", "reference", None, ref.title)
+
+    def _levels(self, text: str, year: int | None) -> Grounded | None:
+        """Catalog, then reference. An entry with an abbreviation in brackets ("University of
+        Colorado Denver (UCD)") is first grounded by its name, so that the abbreviation alone
+        (the catalog's "UCD", University College Dublin) does not win over the name."""
+        paren = TRAILING_PAREN.search(text)
+        if paren and paren.start() > 0 and ABBREVIATION.match(paren.group().strip(" ()[]")):
+            found = self._catalog(text[: paren.start()], year) or self._reference(text, year)
+            if found is not None:
+                return found
+        return self._catalog(text, year) or self._reference(text, year)
 
     def ground(self, entry: str) -> Grounded | None:
         """The grounded title of one list entry, or None when it is no title (empty, prose).
         Never raises on any ``str``; a non-str is no title."""
         if not isinstance(entry, str):
             return None
-        text = _clean(entry)
-        if not text or _is_prose(text):
+        text, marked = _clean(entry)
+        if not text or _is_prose(text, marked):
             return None
         year = stated_year(text) if self.domain in YEAR_DOMAINS else None
-        found = self._catalog(text, year)
-        if found is None and self.reference is not None:
-            ref = self.reference.match(text, year)
-            if ref is not None:
-                found = Grounded(f"r:{ref.id}", "reference", None, ref.title)
+        found = self._levels(text, year)
         if found is not None:
             return found
         key = title_key(text)

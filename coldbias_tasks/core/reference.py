@@ -8,7 +8,13 @@ each was derived. A domain without a file has no reference list (None).
 
 Matching reuses the catalog's index and matcher (``core/catalog_index.py``,
 ``core/title_match.py``: exact normalised keys, derived aliases, guarded fuzzy) over the
-reference titles; titles two entries share (remakes) match only through a stated year.
+reference titles. Titles two entries share (remakes) match only through a stated year, and so
+does a bare title that the list also holds with subtitles ("The Lord of the Rings" beside "The
+Lord of the Rings: The Return of the King": the entry names the series as often as that film).
+An abbreviation in brackets grounds only with the name beside it ("Singapore (NUS)" grounds in
+the catalog, never in the reference), and in a list of institutions it must fit the name
+("University of Science and Technology (IST)" is not the Sudanese "University of Science and
+Technology").
 """
 
 from __future__ import annotations
@@ -19,7 +25,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from coldbias_tasks.core.catalog_index import build_index, normalized_key
+from coldbias_tasks.core.catalog_index import (
+    ABBREVIATION,
+    ANY_PAREN,
+    DIGITS,
+    TRAILING_PAREN,
+    abbreviates,
+    build_index,
+    is_abbreviation,
+    normalized_key,
+)
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
 from coldbias_tasks.core.resources import data_dir
@@ -33,6 +48,7 @@ YEAR_TOLERANCE = 1
 #: A reference file larger than this is refused (the shipped ones are < 3 MB).
 MAX_REFERENCE_BYTES = 16 << 20
 _BEFORE_YEAR = re.compile(r"^(.*?)\s*(?:[(\[]|[-–—,]\s*(?:18|19|20)\d\d)")
+_PAREN_CONTENT = re.compile(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]")
 _STRIP = " \t\"'“”«»„*_`-–—:;,."
 
 
@@ -69,6 +85,12 @@ class Reference:
         for row, entry in enumerate(entries):
             shared.setdefault(normalized_key(entry.title), []).append(row)
         self._shared = {k: tuple(rows) for k, rows in shared.items() if len(rows) > 1}
+        heads = {normalized_key(e.title.split(":", 1)[0]) for e in entries if ":" in e.title}
+        self._series = frozenset(
+            row
+            for row, entry in enumerate(entries)
+            if ":" not in entry.title and normalized_key(entry.title) in heads
+        )
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -83,7 +105,13 @@ class Reference:
         that share a title (remakes)."""
         hit, _ = self._matcher.match(text)
         if hit is not None:
-            return self.entries[hit] if self._fits(year, hit) else None
+            if not self._fits(year, hit) or (year is None and hit in self._series):
+                return None
+            if not self._named_outside_brackets(text, hit):
+                return None
+            if self._matcher.index.institutions and not self._abbreviation_fits(text, hit):
+                return None
+            return self.entries[hit]
         if year is None:
             return None
         head = _BEFORE_YEAR.match(MARKDOWN.sub("", text))
@@ -94,6 +122,32 @@ class Reference:
         exact = [r for r in fitting if self.entries[r].year == year]
         chosen = exact if len(exact) == 1 else fitting
         return self.entries[chosen[0]] if len(chosen) == 1 else None
+
+    def _named_outside_brackets(self, text: str, row: int) -> bool:
+        """Whether an entry that carries an abbreviation in brackets ("Colorado (UCD)",
+        "Vincennes (Paris VIII) Saint-Denis") names ``row`` also without the brackets: an
+        abbreviation alone grounds nothing in a list this large. True without such brackets."""
+        if "(" not in text and "[" not in text:
+            return True
+        parts = [m.group(1) for m in _PAREN_CONTENT.finditer(text)]
+        if not any(is_abbreviation(p.strip()) and not DIGITS.match(p.strip()) for p in parts):
+            return True
+        bare = ANY_PAREN.sub("", text).strip()
+        return bool(bare) and self._matcher.match(bare)[0] == row
+
+    def _abbreviation_fits(self, text: str, row: int) -> bool:
+        """Whether an abbreviation in brackets at the end of ``text`` ("… (IST)") is one of
+        the entry's names or abbreviates its title; True when there is none."""
+        paren = TRAILING_PAREN.search(text.strip())
+        if paren is None:
+            return True
+        short = paren.group().strip().strip("()[]").strip()
+        if DIGITS.match(short) or not ABBREVIATION.match(short):
+            return True
+        entry = self.entries[row]
+        names = [entry.title, *entry.aliases]
+        key = normalized_key(short)
+        return any(normalized_key(n) == key or abbreviates(short, n) for n in names)
 
 
 def _entry(path: Path, line: int, obj: dict[str, object]) -> RefEntry:
@@ -128,6 +182,11 @@ def load_reference(domain: str) -> Reference | None:
     if duplicates:
         raise CatalogError(f"{path}: {duplicates} reference ids repeat; ids must be unique.")
     sources_path = folder / "sources.json"
+    if not sources_path.is_file():
+        raise CatalogError(
+            f"{sources_path} is missing: it states each reference list's source, licence and "
+            f"coverage; add it with a 'coverage' sentence for {domain!r}."
+        )
     try:
         sources = json.loads(read_text(sources_path, CatalogError))
         coverage = str(sources[domain]["coverage"])
