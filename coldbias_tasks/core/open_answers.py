@@ -15,7 +15,9 @@ its categories by) and a stable negative code for a reference or title key
 (:func:`item_code`: −1 − the first 48 bits of the key's SHA-256, the same in every run and
 process); ``keys`` holds the key strings, parallel to ``items``. Two answers share an item
 exactly when they share a key. An open record has no shown order (``positions`` empty,
-``n_shown`` 0); ``n_out_of_catalog`` counts its listed items outside the catalog.
+``n_shown`` 0); ``n_out_of_catalog`` counts its ungrounded items (known to neither list:
+possibly invented), so the fidelity's ``out_of_catalog_rate`` ("invented or not shown") and the
+degenerate-output check (``core/quality.py``) read invented items as in a catalog task.
 """
 
 from __future__ import annotations
@@ -132,17 +134,17 @@ def record_from_open_answer(
         else:
             keys.append(grounded.key)
             titles.append(grounded.title)
-    outside = [t for key, t in zip(keys, titles) if key_level(key) != "catalog"]
+    ungrounded = [t for key, t in zip(keys, titles) if key_level(key) == "title"]
     return AnswerRecord(
         persona_id=doc.persona_id,
         repeat=doc.repeat,
         items=tuple(item_code(key) for key in keys),
         k=doc.k,
         n_entries=n_entries,
-        n_out_of_catalog=len(outside),
+        n_out_of_catalog=len(ungrounded),
         n_duplicates=len(duplicates),
         titles=tuple(titles),
-        out_of_catalog=tuple(outside[:_MAX_LOGGED]),
+        out_of_catalog=tuple(ungrounded[:_MAX_LOGGED]),
         duplicates=tuple(duplicates[:_MAX_LOGGED]),
         alpha=doc.alpha,
         value=doc.value,
