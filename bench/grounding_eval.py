@@ -36,12 +36,19 @@ _MARKER = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,3}\s*[.)]\s*)")
 
 
 def answer_entries(answer: str) -> Iterator[str]:
-    """The list entries of one answer, without their list markers: its lines with a marker,
-    or every non-empty line when none has one (the unit the labels are written for)."""
+    """The list entries of one answer, without their list markers (the unit the labels are
+    written for): its lines with a marker, or every non-empty line when none has one; a line
+    of four or more short comma-separated parts is a list of its parts ("A, B, C, D"), a
+    shorter one one entry ("University of Texas, Austin")."""
     lines = [line.strip() for line in answer.splitlines() if line.strip()]
     marked = [line for line in lines if _MARKER.match(line)]
     for line in marked or lines:
-        yield _MARKER.sub("", line, count=1).strip()
+        line = _MARKER.sub("", line, count=1).strip()
+        parts = [p.strip() for p in line.split(", ") if p.strip()]
+        if len(parts) >= 4 and all(len(p.split()) <= 12 for p in parts):
+            yield from parts
+        else:
+            yield line
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -124,14 +131,23 @@ def errors(domain: str, labels: list[dict] | None = None) -> list[tuple[str, str
 
 
 def main() -> None:
-    for domain, s in evaluate().items():
+    labels = read_jsonl(LABELS)
+    for part in (1, 2, None):
+        chosen = [r for r in labels if part is None or r.get("set") == part]
+        print(f"== {'both sets' if part is None else f'set {part}'}")
+        report(chosen)
+
+
+def report(labels: list[dict]) -> None:
+    """Print the scores and errors of ``labels`` per domain."""
+    for domain, s in evaluate(labels).items():
         print(
             f"{domain}: {s.entries} distinct entries; precision {s.correct}/{s.grounded} = "
             f"{s.precision:.3f}; recall {s.found}/{s.groundable} = {s.recall:.3f}; "
             f"invented {s.invented}, real but unlisted {s.real_unlisted}, "
             f"no title {s.prose_kept_out}/{s.prose} kept out"
         )
-        for entry, truth, got in errors(domain):
+        for entry, truth, got in errors(domain, labels):
             print(f"   {entry!r}: truth {truth}, grounded {got}")
 
 

@@ -74,6 +74,28 @@ def test_bracketed_abbreviations_and_shared_names(colleges, entry: str, level: s
     assert colleges.ground(entry).level == level
 
 
+def test_reference_entry_that_is_a_catalog_item_resolves_to_the_catalog(colleges) -> None:
+    """swot's "University of Campinas" (alias "Unicamp") is the catalog's Unicamp."""
+    got = colleges.ground("Universidade de Campinas - renowned for its academic excellence.")
+    assert got is not None and got.level == "catalog"
+    assert got.title == "Universidade Estadual de Campinas"
+
+
+@pytest.mark.parametrize(
+    ("entry", "level"),
+    [
+        ('"Stairway to Heaven" by Led Zeppelin (The Sign of the Web)', "catalog"),
+        ('"Hotel California" by The Beatles (Hotel California)', "title"),
+        ("Hotel California (Charlie Parker)", "title"),
+        ('Taylor Swift, "Hotel California"', "title"),
+        ("Hotel California (The Eagles)", "catalog"),
+        ("Sweet Dreams (Are Made of This)", "catalog"),
+    ],
+)
+def test_songs_naming_another_artist(entry: str, level: str) -> None:
+    assert grounder("music", load_catalog("music")).ground(entry).level == level
+
+
 def test_music_without_reference_says_so() -> None:
     music = grounder("music", load_catalog("music"))
     assert load_reference("music") is None

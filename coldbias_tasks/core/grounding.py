@@ -126,7 +126,11 @@ def title_key(entry: str) -> str:
 def _is_prose(text: str, marked: bool) -> bool:
     """A sentence rather than a title: a lead-in ending with ":", a long sentence, or (an
     entry without list marker, as a numbered "Here Comes the Sun" is a title) a chat opening
-    ("Sure", "Here are", "Enjoy!")."""
+    ("Sure", "Here are", "Enjoy!"). A title followed by " - " and a comment ("Universidade de
+    São Paulo - Brazil's top-ranking institution.") is judged by the title."""
+    head = _DASH_CUT.sub("", text).strip()
+    if head and head != text and len(head.split()) <= 10:
+        text = head
     words = text.split()
     if not words or text.endswith(":") or len(words) > 20:
         return True
@@ -173,6 +177,10 @@ class Grounder:
         match = _PAREN_ARTIST.match(text) or _ARTIST_THEN_QUOTED.match(text)
         if match is None or _NO_ARTIST.search(match.group(1)):
             return False
+        head, by, artist = text[: match.start(1)].rpartition(" by ")
+        if by and head and artists_agree(artist.strip(" ([-–—"), own):
+            return False  # '"Stairway to Heaven" by Led Zeppelin (an album)'
+
         named = match.group(1).strip()
         if normalized_key(named) in normalized_key(self.catalog.titles[hit]):
             return False  # "Sweet Dreams (Are Made of This)"
@@ -187,8 +195,17 @@ class Grounder:
         return Grounded(f"c:{hit}", "catalog", hit, self.catalog.titles[hit])
 
     def _reference(self, text: str, year: int | None) -> Grounded | None:
+        """The reference entry ``text`` names; an entry that is itself a catalog item under
+        another name (swot's "University of Campinas", alias "Unicamp", is the catalog's
+        "Universidade Estadual de Campinas") resolves to the catalog item."""
         ref = self.reference.match(text, year) if self.reference is not None else None
-        return None if ref is None else Grounded(f"r:{ref.id}", "reference", None, ref.title)
+        if ref is None:
+            return None
+        for name in (ref.title, *ref.aliases):
+            found = self._catalog(name, ref.year)
+            if found is not None:
+                return found
+        return Grounded(f"r:{ref.id}", "reference", None, ref.title)
 
     def _levels(self, text: str, year: int | None) -> Grounded | None:
         """Catalog, then reference. An entry with an abbreviation in brackets ("University of
