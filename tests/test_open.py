@@ -228,3 +228,13 @@ def test_open_answers_in_the_formats_models_write(domain: str, answer: str, leve
     record = record_from_answer(answer, doc)
     assert [key_level(k) for k in record.keys] == levels
     assert record.n_entries == len(levels)
+
+
+def test_coldbias_eval_refuses_a_template_without_open_form_before_loading_a_model() -> None:
+    from coldbias_tasks.app.launch import check_inputs
+
+    meta = '{"coldbias_template": "user_first"}'
+    check_inputs(["--tasks", "coldbias_movie_gender", "--metadata", meta])  # a catalog task: fine
+    for asked in ("coldbias_movie_open_gender", "coldbias_open", "coldbias_movie_open"):
+        with pytest.raises(TemplateError, match="user_first"):
+            check_inputs(["--tasks", asked, "--metadata", meta])
