@@ -112,8 +112,8 @@ def record_from_open_answer(
 ) -> AnswerRecord:
     """Parse an open task's answer and ground its entries (``grounder``: default the domain's,
     :func:`coldbias_tasks.core.grounding.grounder` over the task's catalog). A non-string answer
-    is an empty one; entries the grounder rejects (no title left) are counted in ``n_entries``
-    only."""
+    is an empty one. Entries the grounder rejects (no title left) are not counted: ``n_entries``
+    = items + duplicates (ungrounded items are items, also counted in ``n_out_of_catalog``)."""
     grounder = grounder or _domain_grounder(doc.domain, doc.catalog, doc.catalog_sha256)
     matcher = _GroundedMatcher(grounder)
     # every entry is read (k × 4 bounds a repetition loop); the k unique keys are kept below
@@ -125,10 +125,10 @@ def record_from_open_answer(
     for entry, hit in ranking.listed:
         if len(keys) >= doc.k:
             break
-        n_entries += 1
         grounded = matcher.found[hit] if hit is not None else grounder.ground(entry)
-        if grounded is None:
+        if grounded is None:  # no title (prose the parser took for an entry)
             continue
+        n_entries += 1
         if grounded.key in keys:
             duplicates.append(entry)
         else:
