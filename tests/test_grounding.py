@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
@@ -245,3 +247,24 @@ def test_precision_and_recall_on_labelled_answers() -> None:
     pooled = sum(s.correct for s in scores.values()) / sum(s.grounded for s in scores.values())
     assert pooled >= MIN_PRECISION
     assert scores["movie"].recall >= 0.8 and scores["college"].recall >= 0.8
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(max_size=300) | st.from_regex(r"[-*1-9.()\[\]\"' A-Za-z]{0,80}( \((19|20)\d\d\))?"))
+def test_any_string_grounds_or_is_none(movies, colleges, entry: str) -> None:
+    for domain in (movies, colleges):
+        got = domain.ground(entry)
+        assert got is None or (got.key[:2] in ("c:", "r:", "t:") and len(got.key) > 2)
+        assert got is None or (got.level == "catalog") == (got.catalog_index is not None)
+
+
+def test_user_catalog_with_odd_years(tmp_path) -> None:
+    path = tmp_path / "films.jsonl"
+    rows = [{"title": "Heat", "year": "c. 1995"}, {"title": "Solaris", "year": None}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    films = Grounder("movie", load_catalog(path), None)
+    assert films.ground("Heat (1995)").key == "c:0"
+    assert films.ground("Solaris (2002)").key == "c:1"  # no own year: any stated year fits
+    assert "No reference list" in films.coverage

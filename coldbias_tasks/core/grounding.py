@@ -139,6 +139,14 @@ def _is_prose(text: str, marked: bool) -> bool:
     return not marked and bool(PROSE_START.match(text))
 
 
+def _year(value: object) -> int | None:
+    """A catalog's year cell as an int; None when missing or not a year (a user's catalog)."""
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 class Grounder:
     """Resolves entries of one domain against its catalog, then its reference list."""
 
@@ -148,11 +156,7 @@ class Grounder:
         self.reference = reference
         self._matcher = TitleMatcher(build_index(catalog.titles, catalog.aliases()))
         years = catalog.table.get("year") if domain in YEAR_DOMAINS else None
-        self._catalog_years: tuple[int | None, ...] | None = (
-            tuple(int(y) if y == y and y is not None else None for y in years)
-            if years is not None
-            else None
-        )
+        self._catalog_years = None if years is None else tuple(_year(y) for y in years)
 
     @property
     def coverage(self) -> str:
