@@ -29,6 +29,7 @@ from coldbias_tasks.lmeval.documents import (
 )
 from coldbias_tasks.lmeval.harness import (
     METRICS,
+    OPEN_METRICS,
     aggregate_answers,
     load_dataset,
     process_results,
@@ -46,7 +47,9 @@ def test_generated_yamls_are_up_to_date() -> None:
 
 
 def test_template_lists_every_metric_with_direction() -> None:
+    """The shared template lists the catalog tasks' metrics (no open-only one)."""
     template = (tasks_dir() / "_coldbias_template_yaml").read_text()
+    assert not set(METRICS) & set(vocabulary.OPEN_ONLY_METRICS)
     for name, (fn, higher) in METRICS.items():
         assert f"metric: {name}\n" in template
         assert f"harness.{fn.__name__}\n    higher_is_better: {str(higher).lower()}" in template
@@ -67,7 +70,7 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
     config = load_personas()
     explicit = _groups(("attribute", "control"))
     intersections = _groups(("intersection",))
-    for variant in ("plain", "context", "mitigation"):
+    for variant in ("plain", "context", "mitigation", "open"):
         for domain in vocabulary.DOMAINS:
             assert vocabulary.group_name(domain, variant) in manager.all_groups
             for group in explicit + (intersections if variant == "plain" else []):
@@ -82,9 +85,9 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
         for group in explicit:
             assert vocabulary.reverse_task_name(domain, group) in manager.all_subtasks
     assert vocabulary.reverse_group_name(None) in manager.all_groups
-    # forward: 3 variants of every explicit group, plain intersections, implicit; reverse:
-    # every explicit group
-    per_domain = 3 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
+    # forward: 4 variants (open included) of every explicit group, plain intersections,
+    # implicit; reverse: every explicit group
+    per_domain = 4 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
     assert len(manager.all_subtasks) == 3 * per_domain
 
 
@@ -406,6 +409,8 @@ def test_every_lm_eval_metric_has_a_true_direction() -> None:
     p_values = {f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "disparity")}
     p_values |= {f"diversity_{s}_contrast_p" for s in ("entropy", "ild")}
     assert up == {"exact_k_rate", "fill_rate"} | p_values
+    open_up = {n for n, (_, higher) in OPEN_METRICS.items() if higher}
+    assert open_up == {"exact_k_rate", "fill_rate", "grounded_rate", "catalog_rate"} | p_values
 
 
 @pytest.mark.slow

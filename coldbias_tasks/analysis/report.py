@@ -28,9 +28,10 @@ from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
 from coldbias_tasks.core.metric_specs import EXCESS, ordered, report_values
+from coldbias_tasks.core.open_answers import GROUNDING_FIELD, catalog_items, level_labels
 from coldbias_tasks.core.series import t_interval
 from coldbias_tasks.core.verdicts import disparity_verdict, value_verdict
-from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
+from coldbias_tasks.core.vocabulary import DOMAINS, OPEN, VARIANTS
 
 __all__ = [
     "EXPOSURE_COLUMNS",
@@ -80,7 +81,9 @@ def _exposure(
     task: TaskData, fields: Sequence[str] | None
 ) -> tuple[dict[str, list[ExposureStat]], list[str], dict[str, list[ShareDisparity]]]:
     """field → exposure statistics, for the task's catalog; notes on skipped fields; field →
-    the between-values share tests."""
+    the between-values share tests. An open task's catalog fields count its grounded catalog
+    items only, and its pseudo field ``grounding`` labels every listed item catalog /
+    reference / ungrounded (base rate: the share of the distinct listed items)."""
     spec = DOMAINS.get(task.domain)
     wanted = list(fields) if fields else list(spec.exposure_fields if spec else ())
     if not wanted:
@@ -100,14 +103,20 @@ def _exposure(
         )
     out, notes, between = {}, [], {}
     shown = task.shown or tuple(range(len(catalog)))
+    # an open task: exposure over its grounded catalog items (the only ones with categories)
+    records = [catalog_items(r) for r in task.records] if task.variant == OPEN else task.records
     for name in wanted:
         if name not in catalog.table.columns:
             if fields:
                 notes.append(f"exposure field {name!r} not in catalog {task.catalog!r}")
             continue
         cats = category_labels(name, catalog.categories(name))
-        out[name] = exposure_stats(task.records, cats, shown)
-        between[name] = share_disparity(task.records, cats)
+        out[name] = exposure_stats(records, cats, shown)
+        between[name] = share_disparity(records, cats)
+    if task.variant == OPEN:  # which values are given more ungrounded (possibly invented) items
+        levels = level_labels(task.records)
+        out[GROUNDING_FIELD] = exposure_stats(task.records, levels, sorted(levels))
+        between[GROUNDING_FIELD] = share_disparity(task.records, levels)
     return out, notes, between
 
 

@@ -26,6 +26,7 @@ from coldbias_tasks.core.errors import ColdbiasError, RunError
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
+    OPEN,
     TASK_VERSION,
     explicit_group,
     parse_task_name,
@@ -158,7 +159,8 @@ def _check_settings(
                     line,
                     f"{field} {getattr(doc, field)!r} but the run's setting is {value!r}",
                 )
-        if "coldbias_n_items" in explicit and len(doc.shown_ids) != settings.n_items:
+        shows = doc.variant != OPEN  # an open task shows no catalog
+        if shows and "coldbias_n_items" in explicit and len(doc.shown_ids) != settings.n_items:
             raise _fail(
                 path,
                 line,

@@ -30,6 +30,7 @@ from coldbias_tasks.core.jsonl import DATA_LIMIT, json_object, read_text
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
+    OPEN,
     SERVED_BACKENDS,
     VARIANTS,
     group_name,
@@ -208,6 +209,12 @@ def check_task_names(tasks: str | None, folders: Sequence[str]) -> None:
         )
 
 
+def _asks_open(task: str) -> bool:
+    """Whether a requested task, group or tag holds open tasks (``coldbias_movie_open_gender``,
+    ``coldbias_movie_open``, ``coldbias_open``, the tag ``coldbias_all``)."""
+    return OPEN in task.split("_")[1:3] or task == "coldbias_all"
+
+
 def check_inputs(args: Sequence[str]) -> list[str]:
     """Before lm-eval loads a model or a task: the ``coldbias_*`` settings in ``--metadata``,
     the persona file, catalog and template they name, and the number of requests of each
@@ -229,6 +236,8 @@ def check_inputs(args: Sequence[str]) -> list[str]:
     if settings.catalog:
         load_catalog(settings.catalog)
     load_template(settings.template, settings.language)
+    if any(_asks_open(t) for t in ours):  # an open task needs the template's open form
+        load_template(settings.template, settings.language, "open")
     largest = 0
     for name in ours:
         _, variant, group = parse_task_name(name)

@@ -42,6 +42,7 @@ from coldbias_tasks.core.determinism import replicates_identical, withheld
 from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
 from coldbias_tasks.core.diversity import DiversitySummary, task_diversity
 from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.core.open_answers import Grounding, grounding
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.series import mean_by_repeat
 from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
@@ -439,6 +440,8 @@ class AnswersSummary:
     alpha: float = ALPHA
     deterministic: bool = False  # replicates identical to the neutral answer (.determinism)
     diversity: DiversitySummary = field(default_factory=DiversitySummary)  # (.diversity)
+    #: open tasks: where the listed items resolved (NaN rates for a catalog task)
+    grounding: Grounding = field(default_factory=Grounding)
 
 
 def fidelity(records: Sequence[AnswerRecord]) -> Fidelity:
@@ -482,6 +485,7 @@ def pooled_answers(records: Sequence[AnswerRecord]) -> AnswersSummary:
         invalid_pair_rate=NAN,
         personas=tuple(sorted({r.persona_id for r in records})),
         repeats=tuple(sorted({r.repeat for r in records})),
+        grounding=grounding(records),
     )
 
 
@@ -527,4 +531,5 @@ def summarize_answers(
             alpha,
             catalog_sha256,
         ),
+        grounding=grounding(records),
     )

@@ -11,10 +11,11 @@ from typing import Any
 
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.open_answers import record_from_open_answer
 from coldbias_tasks.core.parse import parse_ranking
 from coldbias_tasks.core.parse_users import parse_user_ranking
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
-from coldbias_tasks.core.vocabulary import domain
+from coldbias_tasks.core.vocabulary import OPEN, domain
 
 __all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
@@ -50,7 +51,10 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
     the model was not shown counts as out of catalog. The index is built on the shown set in
     catalog order, so all repeats (shuffles) of a task share one cached index. The titles are
     matched as the doc's domain declares them (``Domain.title_kind``); an unknown domain raises
-    SettingsError. A non-string answer is an empty one."""
+    SettingsError. A non-string answer is an empty one. An open task's answer (nothing shown)
+    is grounded instead (:func:`~coldbias_tasks.core.open_answers.record_from_open_answer`)."""
+    if doc.variant == OPEN:
+        return record_from_open_answer(text, doc)
     shown_set, titles, aliases, position = _shown_view(
         doc.catalog, doc.catalog_sha256, doc.shown_ids
     )

@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from coldbias_tasks.core.answer_text import (
     break_html_lists,
@@ -48,7 +49,7 @@ from coldbias_tasks.core.title_match import (
 )
 from coldbias_tasks.core.vocabulary import TitleKind, check_title_kind
 
-__all__ = ["MAX_ANSWER_CHARS", "Ranking", "parse_ranking"]
+__all__ = ["MAX_ANSWER_CHARS", "EntryMatcher", "Ranking", "parse_ranking"]
 
 #: Answers longer than this many characters are truncated before parsing (repetition loops).
 MAX_ANSWER_CHARS = 200_000
@@ -108,7 +109,9 @@ class Ranking:
     ``items``: catalog indices, best first, unique, at most k. ``out_of_catalog``: list entries
     that matched nothing (hallucinations). ``duplicates``: entries dropped as repeats.
     ``n_entries``: list entries seen (matched + out of catalog + duplicates). ``n_fuzzy``: items
-    matched by the fuzzy stage.
+    matched by the fuzzy stage. ``listed``: every list entry in answer order with the index it
+    matched (None: out of catalog; a duplicate repeats its index), for readers that ground the
+    unmatched entries themselves (open tasks).
     """
 
     items: tuple[int, ...]
@@ -116,6 +119,16 @@ class Ranking:
     duplicates: tuple[str, ...] = ()
     n_entries: int = 0
     n_fuzzy: int = 0
+    listed: tuple[tuple[str, int | None], ...] = field(default=(), compare=False)
+
+
+class EntryMatcher(Protocol):
+    """What :func:`parse_ranking` matches entries with (a :class:`TitleMatcher` by default):
+    ``match(entry)`` → (index or None, whether fuzzy); ``index.titles[i]``: the title of i."""
+
+    index: Any
+
+    def match(self, entry: str) -> tuple[int | None, bool]: ...
 
 
 def _looks_like_prose(line: str, marked: bool = False) -> bool:
@@ -131,7 +144,7 @@ def _looks_like_prose(line: str, marked: bool = False) -> bool:
     return not marked and bool(PROSE_START.match(MARKDOWN.sub("", stripped)))
 
 
-def _span_fits(parts: list[str], matcher: TitleMatcher, hit: int) -> bool:
+def _span_fits(parts: list[str], matcher: EntryMatcher, hit: int) -> bool:
     """Whether comma-joined parts can be one catalog title: the title has as many commas as
     the parts that start like a title ("Crouching Tiger, Hidden Dragon"; "Jaws, 1975")."""
     titled = sum(1 for p in parts[1:] if p[:1].isupper() or p[:1] in '"“«„「『《')
@@ -139,7 +152,7 @@ def _span_fits(parts: list[str], matcher: TitleMatcher, hit: int) -> bool:
 
 
 def _split_joined(
-    text: str, matcher: TitleMatcher, announced: bool = False
+    text: str, matcher: EntryMatcher, announced: bool = False
 ) -> list[tuple[str, int | None, bool]]:
     """Greedy longest-span segmentation of "A, B; C" so titles with commas stay whole.
     ``announced``: a lead-in said a list follows, so one match among several parts is a list."""
@@ -260,6 +273,7 @@ def parse_ranking(
     k: int,
     aliases: Sequence[Sequence[str]] | None = None,
     kind: TitleKind = "work",
+    matcher: EntryMatcher | None = None,
 ) -> Ranking:
     """Parse ``text`` into at most ``k`` unique catalog indices (0-based), best first.
 
@@ -267,11 +281,13 @@ def parse_ranking(
     gives an empty ranking. ``aliases`` (parallel to ``catalog``) adds exact-only other names.
     ``kind``: what the catalog's titles are (the domain's ``title_kind``: "work", "song",
     "institution"); another kind raises SettingsError (the caller's error, not the answer's).
+    ``matcher``: match entries with it instead of the catalog's index (``catalog``,
+    ``aliases`` and ``kind`` are then unused; its indices are the items).
     """
     check_title_kind(kind, "parse_ranking")
-    if not isinstance(text, str) or k <= 0 or not catalog:
+    if not isinstance(text, str) or k <= 0 or (matcher is None and not catalog):
         return Ranking(items=())
-    matcher = TitleMatcher(build_index(catalog, aliases, kind))
+    matcher = matcher or TitleMatcher(build_index(catalog, aliases, kind))
     text = strip_reasoning(strip_invisible(text[:MAX_ANSWER_CHARS]))
     structured = _structured_lines(text)
     raw_lines = structured if structured is not None else text.splitlines()
@@ -296,6 +312,7 @@ def parse_ranking(
     seen: set[int] = set()
     out_of_catalog: list[str] = []
     duplicates: list[str] = []
+    listed: list[tuple[str, int | None]] = []
     n_fuzzy = 0
     for line, is_marked in zip(lines, marked):
         if len(items) >= k:
@@ -332,11 +349,16 @@ def parse_ranking(
             if hit is None:
                 if counts_as_entry and not _looks_like_prose(segment, is_marked):
                     out_of_catalog.append(segment.strip())
-            elif hit in seen:
+                    listed.append((segment.strip(), None))
+                continue
+            listed.append((segment.strip(), hit))
+            if hit in seen:
                 duplicates.append(segment.strip())
             else:
                 seen.add(hit)
                 items.append(hit)
                 n_fuzzy += fuzzy
     n_entries = len(items) + len(out_of_catalog) + len(duplicates)
-    return Ranking(tuple(items), tuple(out_of_catalog), tuple(duplicates), n_entries, n_fuzzy)
+    return Ranking(
+        tuple(items), tuple(out_of_catalog), tuple(duplicates), n_entries, n_fuzzy, tuple(listed)
+    )

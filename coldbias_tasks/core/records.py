@@ -58,6 +58,14 @@ def _strs(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _keys(value: Any, n_items: int) -> tuple[str, ...]:
+    """An open answer's grounding keys: none, or one string per item."""
+    keys = _strs(value, "keys")
+    if keys and len(keys) != n_items:
+        raise RecordError(f"field 'keys' must hold one key per item ({n_items}), got {len(keys)}")
+    return keys
+
+
 def _doc_fields(cls: type, doc: Any, what: str) -> dict[str, Any]:
     """The declared fields present in a stored document (``alpha``, ``template`` and
     ``language`` may be absent: older runs); RecordError when it is not a mapping or lacks one."""
@@ -164,7 +172,10 @@ class AnswerRecord:
     phrasing it uses (:class:`TaskDoc`; a payload of schema < 3: the persona id, phrasing 0).
     ``titles``, ``out_of_catalog`` and ``duplicates`` are the
     logged strings (the latter two cut to the first entries; the counts are complete); they do
-    not take part in equality. ``alpha``: the task's test level (``coldbias_alpha``), carried
+    not take part in equality. ``keys``: an open task's grounding keys, parallel to ``items``
+    (``c:<row>`` / ``r:<id>`` / ``t:<title>``: ``core/open_answers.py``; there ``items`` holds the
+    catalog row for a catalog item and a stable negative code for any other key); empty for a
+    catalog task. ``alpha``: the task's test level (``coldbias_alpha``), carried
     so that lm-eval's aggregations, which see only payloads, can apply it.
     """
 
@@ -187,6 +198,7 @@ class AnswerRecord:
     #: the catalog the items index (:attr:`TaskDoc.catalog`: a built-in domain or a path); ""
     #: in payloads written before it was carried (diversity then has no labels)
     catalog: str = field(default="", compare=False)
+    keys: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.value:
@@ -244,6 +256,7 @@ class AnswerRecord:
             alpha=alpha,
             value=value,
             catalog=catalog,
+            keys=_keys(payload.get("keys", ()), len(payload["items"])),
             **counts,
         )
 

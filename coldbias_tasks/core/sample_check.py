@@ -24,10 +24,12 @@ from typing import Any
 
 from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.open_answers import item_code
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     FILTER_NAME,
+    OPEN,
     PAYLOAD_KEY,
     REVERSE_PAYLOAD_KEY,
 )
@@ -66,8 +68,9 @@ def answer_id(payload: Mapping[str, Any]) -> str:
 
 def _misfit(record: Record, doc: Doc) -> str | None:
     """Why a record cannot belong to its document, or None: another persona, item or repeat;
-    a k other than the document's (or outside 1..shown items); an item id that was not shown,
-    or given twice; more items than k; a negative count."""
+    a k other than the document's (or outside 1..shown items); an item id that was not shown
+    (open tasks: an item that is not the code of its grounding key), or given twice; more
+    items than k; a negative count."""
     if isinstance(record, UserRankRecord) and isinstance(doc, ReverseDoc):
         if (record.item_id, record.repeat) != (doc.item_id, doc.repeat):
             return f"item {record.item_id} repeat {record.repeat} in a prompt for {doc.item_id}"
@@ -78,12 +81,15 @@ def _misfit(record: Record, doc: Doc) -> str | None:
     assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
     if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
         return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
-    if not 1 <= doc.k <= len(doc.shown_ids):
+    is_open = doc.variant == OPEN  # nothing shown: items are grounded keys (core/open_answers)
+    if doc.k < 1 or (not is_open and doc.k > len(doc.shown_ids)):
         return f"k {doc.k} with {len(doc.shown_ids)} items shown"
     if record.k != doc.k:
         return f"k {record.k} in the answer but {doc.k} in the prompt"
+    if is_open and [item_code(key) for key in record.keys] != list(record.items):
+        return "its items are not the codes of its grounding keys"
     shown = set(doc.shown_ids)
-    foreign = [i for i in record.items if i not in shown]
+    foreign = [] if is_open else [i for i in record.items if i not in shown]
     if foreign:
         return f"item id(s) {foreign[:5]} were not shown"
     if len(set(record.items)) != len(record.items):

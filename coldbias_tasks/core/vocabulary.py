@@ -18,6 +18,7 @@ from coldbias_tasks.core.resources import data_dir
 __all__ = [
     "ALPHA",
     "ANSWER_KEY",
+    "CATALOG_ONLY_METRICS",
     "COMBINATION_JOIN",
     "DOMAINS",
     "FILTER_NAME",
@@ -26,6 +27,8 @@ __all__ = [
     "INTERSECTION_JOIN",
     "NEUTRAL_ID",
     "NEUTRAL_REPLICATE_ID",
+    "OPEN",
+    "OPEN_ONLY_METRICS",
     "PAYLOAD_KEY",
     "PLACEBO_GROUP",
     "REVERSE",
@@ -145,8 +148,15 @@ def domain(name: str) -> Domain:
 
 
 #: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction,
-#: and implicit (the attribute conveyed only by a first name).
-VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit")
+#: implicit (the attribute conveyed only by a first name), and open (FaiRLLM's protocol: no
+#: catalog in the prompt; the listed titles are grounded, ``core/open_answers.py``).
+VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open")
+#: The variant without a catalog in the prompt.
+OPEN = "open"
+#: lm-eval metrics of open tasks only (grounding) and of catalog tasks only (a shown catalog:
+#: its order, entries outside it); every other forward metric belongs to both.
+OPEN_ONLY_METRICS: tuple[str, ...] = ("grounded_rate", "catalog_rate")
+CATALOG_ONLY_METRICS: tuple[str, ...] = ("out_of_catalog_rate", "prefix_copy_rate", "position_bias")
 #: The ranked-list similarities, by the name used in metric keys ("iou" → ``iou_divergence``).
 SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 

@@ -24,6 +24,7 @@ from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
+    OPEN,
     VARIANTS,
     reverse_task_name,
     sentence_id,
@@ -128,7 +129,9 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
 
     Each doc carries what the filter and the aggregations need (persona, value, phrasing,
     repeat, k, the shown order, the test level) and the provenance of its prompt (catalog and
-    template hashes, template name, language, seed).
+    template hashes, template name, language, seed). An open task's documents show no catalog
+    (``shown_ids`` empty; the template's open form, :func:`~.prompt.open_template_name`); its
+    answers are grounded against the domain's whole catalog.
     """
     if variant not in VARIANTS:
         raise SettingsError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
@@ -144,11 +147,12 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
         task_name(domain, group, variant),
         f"{len(sentences)} sentences × {settings.repeats} repeats",
     )
-    template = load_template(settings.template, settings.language)
+    is_open = variant == OPEN
+    template = load_template(settings.template, settings.language, "open" if is_open else "forward")
     noun = nouns(config, settings.language, domain)
     items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
     orders = [
-        shown_order(items, settings.order, settings.seed, catalog, r)
+        [] if is_open else shown_order(items, settings.order, settings.seed, catalog, r)
         for r in range(settings.repeats)
     ]
     docs = []

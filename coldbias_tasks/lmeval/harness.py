@@ -34,7 +34,12 @@ from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
 from coldbias_tasks.core.sample_check import answer_id, check_answer
-from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.vocabulary import (
+    ANSWER_KEY,
+    CATALOG_ONLY_METRICS,
+    OPEN,
+    OPEN_ONLY_METRICS,
+)
 from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = [
@@ -44,6 +49,7 @@ __all__ = [
     "load_dataset",
     "parse_filter",
     "process_results",
+    "task_metrics",
 ]
 
 log = logging.getLogger(__name__)
@@ -76,6 +82,16 @@ def parse_filter(resps: Sequence[Any], docs: Sequence[Any]) -> list[Any]:
     )
 
 
+def task_metrics(control: bool = False, variant: str = "plain") -> dict[str, LmMetric]:
+    """The forward metrics of one task (its YAML's ``metric_list``): a control group's own
+    task drops those without ``controls``; an open task (no catalog shown) has the grounding
+    metrics and none of :data:`~coldbias_tasks.core.vocabulary.CATALOG_ONLY_METRICS`, a
+    catalog task none of :data:`~coldbias_tasks.core.vocabulary.OPEN_ONLY_METRICS`."""
+    dropped = CATALOG_ONLY_METRICS if variant == OPEN else OPEN_ONLY_METRICS
+    listed = lm_metrics(control=control)
+    return {key: m for key, m in listed.items() if m.spec.name not in dropped}
+
+
 def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     """The answer's record once, under :data:`ANSWER_KEY`, and its short id under every metric
     of the task (see :func:`answer_record`)."""
@@ -92,7 +108,12 @@ def answer_record(doc: Mapping[str, Any], results: Sequence[Any], reverse: bool)
     which its aggregation uses to find the task's summary."""
     record, _ = check_answer(results[0] if results else "", doc, reverse)
     payload = record.to_payload()
-    listed = lm_metrics(reverse=reverse, control=bool(doc.get("control_task")))
+    control = bool(doc.get("control_task"))
+    listed = (
+        lm_metrics(reverse=True, control=control)
+        if reverse
+        else task_metrics(control, str(doc.get("variant", "plain")))
+    )
     return {ANSWER_KEY: payload, **dict.fromkeys(listed, answer_id(payload))}
 
 
@@ -179,16 +200,22 @@ def aggregation(metric: LmMetric) -> Callable[[Sequence[Any]], float | str]:
     return aggregate
 
 
-#: the tables of :func:`__getattr__`: name → which metrics (reverse, control)
-_TABLES = {"METRICS": (False, False), "CONTROL_METRICS": (False, True),
-           "REVERSE_METRICS": (True, False)}  # fmt: skip
+#: the tables of :func:`__getattr__`: name → the metrics of which tasks
+_TABLES: dict[str, Callable[[], dict[str, LmMetric]]] = {
+    "METRICS": task_metrics,
+    "CONTROL_METRICS": lambda: task_metrics(control=True),
+    "OPEN_METRICS": lambda: task_metrics(variant=OPEN),
+    "REVERSE_METRICS": lambda: lm_metrics(reverse=True),
+}
 
 
 def __getattr__(name: str) -> Any:
-    """``agg_<key>`` of every declared metric; ``METRICS``, ``CONTROL_METRICS`` and
-    ``REVERSE_METRICS``: metric key → (aggregation, higher_is_better), as declared now."""
+    """``agg_<key>`` of every declared metric; ``METRICS`` (a catalog task's),
+    ``CONTROL_METRICS`` (a control group's own catalog task), ``OPEN_METRICS`` (an open
+    attribute task's) and ``REVERSE_METRICS``: metric key → (aggregation, higher_is_better),
+    as the task YAMLs list them, as declared now."""
     if name in _TABLES:
-        listed = lm_metrics(*_TABLES[name])
+        listed = _TABLES[name]()
         return {key: (aggregation(m), m.higher_is_better) for key, m in listed.items()}
     found = {**lm_metrics(), **lm_metrics(reverse=True)}.get(name.removeprefix("agg_"))
     if name.startswith("agg_") and found is not None:

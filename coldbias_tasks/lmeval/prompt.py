@@ -7,6 +7,11 @@ is rendered with probe values and must contain the user sentence, every shown ti
 (:func:`check_contract`); otherwise, or for an undefined variable, a :class:`TemplateError`
 names the file and what is missing.
 
+An open task (no catalog in the prompt) uses the template's open form ``open_<name>``
+(:func:`open_template_name`): ``lines``, ``numbered`` and ``json`` have one; ``user_first`` has
+none (its point is the user before the catalog). An open template gets ``items`` empty and must
+show the user sentence and k but no catalog (:func:`check_open_contract`).
+
 Templates are data, not code: they run in Jinja's immutable sandbox (no attribute of Python
 internals, no method that changes a value), ``{% include %}`` and ``{% import %}`` reach only
 files of the template's own folder; anything else is a :class:`TemplateError`. Persona phrases
@@ -35,8 +40,10 @@ __all__ = [
     "TemplateInfo",
     "builtin_templates",
     "check_contract",
+    "check_open_contract",
     "check_reverse_contract",
     "load_template",
+    "open_template_name",
     "render_prompt",
     "render_reverse_prompt",
     "template_dir",
@@ -138,7 +145,7 @@ def builtin_templates() -> dict[str, TemplateInfo]:
 
 
 def _file(spec: str | None, language: str, kind: str = "forward") -> tuple[Path, str]:
-    name = spec or (DEFAULT_TEMPLATE if kind == "forward" else "reverse")
+    name = spec or {"forward": DEFAULT_TEMPLATE, "open": "open_lines"}.get(kind, "reverse")
     known = {n: i for n, i in builtin_templates().items() if i.kind == kind}
     if name in known:
         if language not in known[name].languages:
@@ -231,11 +238,61 @@ def check_contract(template: Template) -> bool:
     )
 
 
+#: Prefix of a built-in template's open form (``open_lines``: ``lines`` without a catalog).
+OPEN_PREFIX = "open_"
+
+
+def open_template_name(spec: str | None) -> str:
+    """The template an open task uses for ``coldbias_template`` ``spec``: the built-in's open
+    form (``lines`` → ``open_lines``; default ``open_lines``), an open form or a file path as
+    given. A built-in without an open form raises a TemplateError naming those that have one."""
+    name = spec or DEFAULT_TEMPLATE
+    known = builtin_templates()
+    if name in known and known[name].kind == "open":
+        return name
+    if name in known:
+        if OPEN_PREFIX + name in known:
+            return OPEN_PREFIX + name
+        forms = ", ".join(n.removeprefix(OPEN_PREFIX) for n, i in known.items() if i.kind == "open")
+        why = "its user-first order means nothing" if name == "user_first" else "it has no form"
+        raise TemplateError(
+            f"template {name!r} cannot ask an open task: with no catalog shown {why}. Use one "
+            f"of {forms} (or your own Jinja file without the catalog) for open tasks."
+        )
+    return name
+
+
+def check_open_contract(template: Template) -> bool:
+    """An open prompt must show the user sentence and k, and no catalog: it renders the same
+    with and without probe titles (else a TemplateError). Returns whether every persona shares
+    the prompt up to the user sentence."""
+    renders = [render_prompt(template, "movie", (), _PROBE_K, user, True) for user in _PROBE_USERS]
+    first = renders[0]
+    missing = [] if _PROBE_USERS[0] in first else ["the user sentence ({{ user }})"]
+    if str(_PROBE_K) not in first:
+        missing.append("k ({{ k }})")
+    if missing:
+        raise TemplateError(
+            f"open prompt template {template.file} cannot measure anything: its prompt lacks "
+            f"{', '.join(missing)}."
+        )
+    if render_prompt(template, "movie", _PROBE_TITLES, _PROBE_K, _PROBE_USERS[0], True) != first:
+        raise TemplateError(
+            f"open prompt template {template.file} shows the catalog ({{{{ items }}}}); an open "
+            "task asks without one. Remove the catalog from the template (see open_lines)."
+        )
+    start = first.index(_PROBE_USERS[0])
+    return first[:start] == renders[1][:start]
+
+
 @lru_cache(maxsize=32)
 def load_template(spec: str | None = None, language: str = "en", kind: str = "forward") -> Template:
     """Load a built-in template by name (default :data:`DEFAULT_TEMPLATE`; ``kind="reverse"``:
-    the reverse task's) in ``language``, or a Jinja file by path; checks the contract
-    (:func:`check_contract` / :func:`check_reverse_contract`)."""
+    the reverse task's; ``kind="open"``: the open form, :func:`open_template_name`) in
+    ``language``, or a Jinja file by path; checks the contract (:func:`check_contract` /
+    :func:`check_reverse_contract` / :func:`check_open_contract`)."""
+    if kind == "open":
+        spec = open_template_name(spec)
     file, name = _file(spec, language, kind)
     try:
         text = read_text(file, TemplateError, TEMPLATE_LIMIT)
@@ -257,7 +314,8 @@ def load_template(spec: str | None = None, language: str = "en", kind: str = "fo
         raise TemplateError(f"prompt template {file}, line {err.lineno}: {err.message}") from err
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     probe = Template(jinja, name, language, sha, file, False)
-    shares = check_contract(probe) if kind == "forward" else check_reverse_contract(probe)
+    checks = {"forward": check_contract, "open": check_open_contract}
+    shares = checks.get(kind, check_reverse_contract)(probe)
     return Template(jinja, name, language, sha, file, shares)
 
 

@@ -20,6 +20,7 @@ from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     DOMAINS,
     FILTER_NAME,
+    OPEN,
     TASK_VERSION,
     VARIANTS,
     group_name,
@@ -33,6 +34,7 @@ from coldbias_tasks.lmeval.harness import (
     aggregation,
     load_dataset,
     process_results,
+    task_metrics,
 )
 from coldbias_tasks.lmeval.reverse_harness import (
     load_reverse_dataset,
@@ -64,7 +66,7 @@ def _template(
     results: object = process_results,
     tag: str = "coldbias_all",
 ) -> str:
-    listed = _metric_list(lm_metrics() if metrics is None else metrics)
+    listed = _metric_list(task_metrics() if metrics is None else metrics)
     return (
         HEADER + f"tag: {tag}\n"
         f"custom_dataset: {_ref(loader)}\n"
@@ -143,7 +145,7 @@ def _aggregate_list(metrics: Metrics) -> str:
 
 def _group_yaml(name: str, members: list[str], metrics: Metrics | None = None) -> str:
     tasks = "".join(f"  - {m}\n" for m in members)
-    listed = _aggregate_list(lm_metrics() if metrics is None else metrics)
+    listed = _aggregate_list(task_metrics() if metrics is None else metrics)
     return (
         HEADER
         + f"group: {name}\ntask:\n{tasks}aggregate_metric_list:\n{listed}"
@@ -153,7 +155,8 @@ def _group_yaml(name: str, members: list[str], metrics: Metrics | None = None) -
 
 def _variant_groups(config: PersonaConfig, variant: str) -> list[Group]:
     """The groups that get tasks in ``variant``: attribute groups and controls in every
-    explicit variant, intersections in ``plain`` only, first-name groups in ``implicit``."""
+    explicit variant (``open`` included), intersections in ``plain`` only, first-name groups in
+    ``implicit``."""
     if variant == "implicit":
         return list(config.implicit.values())
     kinds = (
@@ -187,17 +190,19 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
                     f"task: {name}\n"
                     f"dataset_kwargs: {{domain: {domain}, group: {key}, variant: {variant}}}\n"
                 ) + (
-                    f"metric_list:\n{_metric_list(lm_metrics(control=True))}"
-                    if group.kind == "control"
+                    f"metric_list:\n{_metric_list(task_metrics(group.kind == 'control', variant))}"
+                    if group.kind == "control" or variant == OPEN
                     else ""
                 )
             if members:
                 files[f"groups/{group_name(domain, variant)}.yaml"] = _group_yaml(
-                    group_name(domain, variant), members
+                    group_name(domain, variant), members, task_metrics(variant=variant)
                 )
         if groups:
             files[f"groups/{group_name(None, variant)}.yaml"] = _group_yaml(
-                group_name(None, variant), [group_name(d, variant) for d in domains]
+                group_name(None, variant),
+                [group_name(d, variant) for d in domains],
+                task_metrics(variant=variant),
             )
     files |= _reverse_files(config)
     return files

@@ -75,11 +75,13 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
             f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
             f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
         )  # fmt: skip
+        g = rep.summary.grounding
         lines.append(
             f"    fidelity: exact-k {H.fmt(f.exact_k_rate, 2)}, out-of-catalog "
             f"{H.fmt(f.out_of_catalog_rate, 2)}, duplicates {H.fmt(f.duplicate_rate, 2)}, "
-            f"prefix-copy {H.fmt(p.prefix_copy_rate, 2)}"
-        )
+            + (f"grounded {H.fmt(g.grounded_rate, 2)}, in catalog {H.fmt(g.catalog_rate, 2)}"
+               if g.n_items else f"prefix-copy {H.fmt(p.prefix_copy_rate, 2)}")
+        )  # fmt: skip
         if rep.summary.deterministic:
             lines.append(f"    WARNING: {DETERMINISTIC_MESSAGE}")
         if rep.degenerate:
