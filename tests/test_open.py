@@ -143,7 +143,9 @@ def test_open_tasks_list_the_grounding_metrics_and_no_catalog_position(doc) -> N
     assert not {"position_bias", "prefix_copy_rate", "out_of_catalog_rate"} & open_keys
     payload = record_from_answer("1. Jaws", doc).to_payload()
     assert set(process_results(doc.to_dict(), [payload])) == {ANSWER_KEY, *open_keys}
-    yaml = (tasks_dir() / "movie" / "coldbias_movie_open_gender.yaml").read_text()
+    task = (tasks_dir() / "movie" / "coldbias_movie_open_gender.yaml").read_text()
+    assert "include: _movie_open_yaml\n" in task  # thin: the open template lists the metrics
+    yaml = (tasks_dir() / "_coldbias_open_template_yaml").read_text()
     assert "metric: grounded_rate\n" in yaml and "metric: position_bias\n" not in yaml
 
 

@@ -119,13 +119,24 @@ def _reverse_template() -> str:
     return shared.replace("metric_list:", generation + "metric_list:")
 
 
-def _domain_template(domain: str) -> str:
-    """``tasks/<domain>/_<domain>_yaml``: the shared template plus the domain's generation
-    settings, with ``max_gen_toks`` sized for the default settings (k = 20, whole catalog;
-    ``coldbias eval`` resizes it for the run's own k and catalog).
-    """
+def _open_template() -> str:
+    """``tasks/_coldbias_open_template_yaml``: the shared template with an open task's metrics
+    (the grounding rates, none of the catalog-only ones)."""
     return (
-        HEADER + "include: ../_coldbias_template_yaml\n"
+        HEADER + "include: _coldbias_template_yaml\n"
+        f"metric_list:\n{_metric_list(task_metrics(variant=OPEN))}"
+    )
+
+
+def _domain_template(domain: str, variant: str = "plain") -> str:
+    """``tasks/<domain>/_<domain>_yaml`` (open tasks: ``_<domain>_open_yaml``): the shared
+    template plus the domain's generation settings, with ``max_gen_toks`` sized for the
+    default settings (k = 20, whole catalog; ``coldbias eval`` resizes it for the run's own k
+    and catalog).
+    """
+    shared = "_coldbias_open_template_yaml" if variant == OPEN else "_coldbias_template_yaml"
+    return (
+        HEADER + f"include: ../{shared}\n"
         "generation_kwargs:\n"
         "  until: []\n"
         "  do_sample: true\n"
@@ -175,6 +186,8 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
     config = load_personas(personas)
     files = {"_coldbias_template_yaml": _template()}
     files |= {f"{domain}/_{domain}_yaml": _domain_template(domain) for domain in DOMAINS}
+    files["_coldbias_open_template_yaml"] = _open_template()
+    files |= {f"{d}/_{d}_open_yaml": _domain_template(d, OPEN) for d in DOMAINS}
     for variant in VARIANTS:
         domains = [d for d in DOMAINS if variant != "context" or d in config.context]
         groups = _variant_groups(config, variant)
@@ -185,13 +198,14 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
                 name = task_name(domain, key, variant)
                 if group.counted or group.kind == "implicit":
                     members.append(name)
+                shared = f"_{domain}_open_yaml" if variant == OPEN else f"_{domain}_yaml"
                 files[f"{domain}/{name}.yaml"] = (
-                    HEADER + f"include: _{domain}_yaml\n"
+                    HEADER + f"include: {shared}\n"
                     f"task: {name}\n"
                     f"dataset_kwargs: {{domain: {domain}, group: {key}, variant: {variant}}}\n"
                 ) + (
                     f"metric_list:\n{_metric_list(task_metrics(group.kind == 'control', variant))}"
-                    if group.kind == "control" or variant == OPEN
+                    if group.kind == "control"
                     else ""
                 )
             if members:
