@@ -16,7 +16,7 @@ from coldbias_tasks.app import commands
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.parse import parse_ranking
 from coldbias_tasks.core.personas import load_personas
-from coldbias_tasks.core.vocabulary import DOMAINS, VARIANTS
+from coldbias_tasks.core.vocabulary import DOMAINS, OPEN, VARIANTS
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -44,6 +44,8 @@ def test_every_template_and_language_renders_for_every_domain(domain: str) -> No
     for template in TEMPLATES:
         for language in template.languages:
             for variant in VARIANTS:
+                if variant == OPEN:  # no catalog shown: test_open_templates_render_without_it
+                    continue
                 docs = build_docs(domain, "gender", variant, {
                     **meta, "coldbias_template": template.name, "coldbias_language": language,
                 })  # fmt: skip
@@ -56,6 +58,33 @@ def test_every_template_and_language_renders_for_every_domain(domain: str) -> No
                         text = config.describe(gender[d.persona_id], variant, domain, language)
                         assert text in d.prompt, (*where, d.persona_id)
                 assert len({d.prompt for d in docs}) == len({d.persona_id for d in docs}) - 3
+
+
+@pytest.mark.parametrize("domain", list(DOMAINS))
+def test_open_templates_render_without_it(domain: str) -> None:
+    """Every catalog template with an open form, in each of its languages: the open prompt
+    shows no catalog title, asks k and states the persona's own sentence; its template is the
+    open form (``open_<name>``)."""
+    config = load_personas()
+    gender = {p.id: p for p in config.groups["gender"].values}
+    meta = {"coldbias_n_items": 12, "coldbias_k": 3, "coldbias_repeats": 1}
+    titles = [t for t in load_catalog(domain).titles if len(t) >= 12]  # short ones are words
+    opens = {t.name for t in builtin_templates().values() if t.kind == OPEN}
+    checked = 0
+    for template in (t for t in TEMPLATES if f"open_{t.name}" in opens):
+        for language in template.languages:
+            docs = build_docs(domain, "gender", OPEN, {
+                **meta, "coldbias_template": template.name, "coldbias_language": language,
+            })  # fmt: skip
+            for d in docs:
+                assert d.template == f"open_{template.name}" and not d.shown_ids
+                assert not any(t in d.prompt for t in titles), (template.name, language)
+                assert "3" in d.prompt
+                if d.persona_id in gender:
+                    text = config.describe(gender[d.persona_id], OPEN, domain, language)
+                    assert text in d.prompt, (template.name, language, d.persona_id)
+            checked += 1
+    assert checked >= 3  # lines (every language), numbered, json
 
 
 def test_languages_other_than_english_cover_every_phrase() -> None:

@@ -18,7 +18,7 @@ from scipy import stats as sps
 
 from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.vocabulary import replicate_id
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, replicate_id
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic, sample_ranking
 
 ALPHA = 0.05
@@ -151,7 +151,7 @@ def test_effect_through_lm_eval() -> None:
     assert _metric(results, task, "iou_flagged_share") == pytest.approx(0.25)  # 1 of 4 values
     samples = results["samples"][task]
     girl = [s for s in samples if s["doc"]["persona_id"] == "gender.female#0"]
-    assert girl and all(s["iou_divergence"]["alpha"] == ALPHA for s in girl)
+    assert girl and all(s[ANSWER_KEY]["alpha"] == ALPHA for s in girl)  # the one logged record
 
 
 def test_placebo_flag_rule() -> None:
