@@ -232,7 +232,7 @@ def explicit_group(group: str) -> str:
 
 TASK_PREFIX = "coldbias"
 #: Version of the generated tasks (``metadata.version``); bump when outputs change.
-TASK_VERSION = "4.0"
+TASK_VERSION = "4.1"
 #: lm-eval filter name of the parse filter; results keys read ``<metric>,ranked``.
 FILTER_NAME = "ranked"
 #: The one key of a logged sample that holds coldbias' answer record (the parse payload, forward
