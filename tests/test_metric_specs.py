@@ -308,3 +308,20 @@ def test_the_package_declarations_read_numbers_of_their_summaries() -> None:
     specs = load_declarations()
     assert [s.name for s in specs] == [s.name for s in declared()]
     assert metric_spec("position_bias").value.__class__ is attrgetter
+
+
+def test_a_metric_declares_its_protocol() -> None:
+    """``protocol`` (data/metrics.yaml) decides which forward tasks list a metric: open-only
+    rates are not in a catalog task, catalog-only position figures not in an open one; a
+    wrong value is refused with the choices."""
+    from coldbias_tasks.core.errors import SettingsError
+    from coldbias_tasks.core.metric_specs import _spec_of
+
+    catalog, open_ = set(harness.task_metrics()), set(harness.task_metrics(variant="open"))
+    assert {"grounded_rate", "catalog_rate"} <= open_ - catalog
+    assert {"position_bias", "prefix_copy_rate", "out_of_catalog_rate"} <= catalog - open_
+    assert metric_spec("grounded_rate").protocol == "open"
+    entry = {"name": "x", "value": "fidelity.mean_items", "higher_is_better": True,
+             "range": [0, 1], "label": "x", "description": "x", "protocol": "closed"}  # fmt: skip
+    with pytest.raises(SettingsError, match="protocol must be one of"):
+        _spec_of(entry, "metrics.yaml entry x")

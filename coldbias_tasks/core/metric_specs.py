@@ -61,6 +61,9 @@ __all__ = [
 ]
 
 Scope = Literal["similarity", "task", "reverse"]
+#: Which forward tasks list a metric: both protocols, catalog tasks only (what needs a shown
+#: catalog: positions, out-of-catalog entries) or open tasks only (the grounding rates).
+Protocol = Literal["both", "catalog", "open"]
 Kind = Literal["estimate", "p"]
 #: How the leaderboard shows a metric: not at all, over all of a model's answers pooled (rates
 #: over answers or list entries), or as the mean over its attribute tasks.
@@ -82,7 +85,8 @@ class MetricSpec:
     ``label``: short title (``{M}`` → IOU/SERP/PRAG); ``description``: what it means, units and
     edge cases, one or two sentences. ``controls``: also computed for a control group's own
     tasks (the placebo). ``column``/``stderr_column``: the report column (default ``name``).
-    ``leaderboard``: see :data:`Pooling`.
+    ``leaderboard``: see :data:`Pooling`. ``protocol``: which forward tasks list it
+    (:data:`Protocol`).
 
     The quantity's further parts (all optional): ``series`` its per-repeat series (repeat →
     figure, same units); ``interval`` its own 95 % interval (else t over ``series`` clipped to
@@ -112,6 +116,7 @@ class MetricSpec:
     verdict: Callable[[Any], str] | None = None
     verdict_column: str = ""
     pooling: TaskPooling = "mean"
+    protocol: Protocol = "both"
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -374,7 +379,7 @@ def declare_test(
         interval=partial(_test_interval, test), verdict=_verdict_of(test),
         **probe, **more,
     )  # fmt: skip
-    p_more = {k: v for k, v in more.items() if k in ("scope", "controls", "sampling")}
+    p_more = {k: v for k, v in more.items() if k in ("scope", "controls", "sampling", "protocol")}
     p_spec = MetricSpec(
         f"{name}_p", lambda part: test(part).p_value, True, (0.0, 1.0), f"{label} p",
         f"one-sided p-value of: {description}", kind="p", **p_more,
@@ -451,6 +456,11 @@ def _spec_of(entry: Any, where: str) -> MetricSpec:
     for key in ("higher_is_better", "controls", "sampling"):
         if not isinstance(entry.get(key, True), bool):
             raise SettingsError(f"{where}: {key} must be true or false, got {entry[key]!r}")
+    if entry.get("protocol", "both") not in get_args(Protocol):
+        raise SettingsError(
+            f"{where}: protocol must be one of {list(get_args(Protocol))}, got "
+            f"{entry['protocol']!r}"
+        )
     scope = entry.get("scope", "task")
     summary = _summary_type(scope) if scope in get_args(Scope) else None
     interval = entry.get("interval", [])

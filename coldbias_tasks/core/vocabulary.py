@@ -18,7 +18,6 @@ from coldbias_tasks.core.resources import data_dir
 __all__ = [
     "ALPHA",
     "ANSWER_KEY",
-    "CATALOG_ONLY_METRICS",
     "COMBINATION_JOIN",
     "DOMAINS",
     "FILTER_NAME",
@@ -28,7 +27,6 @@ __all__ = [
     "NEUTRAL_ID",
     "NEUTRAL_REPLICATE_ID",
     "OPEN",
-    "OPEN_ONLY_METRICS",
     "PAYLOAD_KEY",
     "PLACEBO_GROUP",
     "REVERSE",
@@ -153,10 +151,6 @@ def domain(name: str) -> Domain:
 VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open")
 #: The variant without a catalog in the prompt.
 OPEN = "open"
-#: lm-eval metrics of open tasks only (grounding) and of catalog tasks only (a shown catalog:
-#: its order, entries outside it); every other forward metric belongs to both.
-OPEN_ONLY_METRICS: tuple[str, ...] = ("grounded_rate", "catalog_rate")
-CATALOG_ONLY_METRICS: tuple[str, ...] = ("out_of_catalog_rate", "prefix_copy_rate", "position_bias")
 #: The ranked-list similarities, by the name used in metric keys ("iou" → ``iou_divergence``).
 SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 

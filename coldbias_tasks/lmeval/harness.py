@@ -36,9 +36,7 @@ from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
 from coldbias_tasks.core.sample_check import answer_id, check_answer
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
-    CATALOG_ONLY_METRICS,
     OPEN,
-    OPEN_ONLY_METRICS,
 )
 from coldbias_tasks.lmeval.documents import build_docs
 
@@ -85,11 +83,11 @@ def parse_filter(resps: Sequence[Any], docs: Sequence[Any]) -> list[Any]:
 def task_metrics(control: bool = False, variant: str = "plain") -> dict[str, LmMetric]:
     """The forward metrics of one task (its YAML's ``metric_list``): a control group's own
     task drops those without ``controls``; an open task (no catalog shown) has the grounding
-    metrics and none of :data:`~coldbias_tasks.core.vocabulary.CATALOG_ONLY_METRICS`, a
-    catalog task none of :data:`~coldbias_tasks.core.vocabulary.OPEN_ONLY_METRICS`."""
-    dropped = CATALOG_ONLY_METRICS if variant == OPEN else OPEN_ONLY_METRICS
+    metrics and none of the catalog-only ones, a catalog task none of the open-only ones
+    (``MetricSpec.protocol``, declared in data/metrics.yaml)."""
+    dropped = "catalog" if variant == OPEN else "open"
     listed = lm_metrics(control=control)
-    return {key: m for key, m in listed.items() if m.spec.name not in dropped}
+    return {key: m for key, m in listed.items() if m.spec.protocol != dropped}
 
 
 def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
