@@ -46,7 +46,6 @@ __all__ = [
     "find_report",
     "groups_table",
     "ident",
-    "minimal_detectable",
     "most_divergent",
     "task_order",
     "value_verdict",
@@ -144,21 +143,6 @@ def analyze(
             stats, notes, between = _exposure(task, exposure_fields)
             reports.append(TaskReport(s.task, s.summary, s.series, model, stats, notes, between))
     return reports
-
-
-# --- verdicts --------------------------------------------------------------------------------
-
-
-def minimal_detectable(stderr: float, n_repeats: int, alpha: float = 0.05) -> float:
-    """The smallest true effect a one-sided test at ``alpha`` detects with 80 % power, given
-    a standard error ``stderr`` over ``n_repeats`` repeats: (t_{1−α} + t_{0.8}) · SE with
-    R − 1 degrees of freedom (divergence units; NaN with < 2 repeats)."""
-    if n_repeats < 2 or math.isnan(stderr):
-        return math.nan
-    from scipy.stats import t
-
-    df = n_repeats - 1
-    return float((t.ppf(1 - alpha, df) + t.ppf(0.8, df)) * stderr)
 
 
 # --- tables ----------------------------------------------------------------------------------

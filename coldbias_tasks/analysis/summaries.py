@@ -62,14 +62,6 @@ class TaskSummary:
         return _similarity(quantity).interval_of(self.summary.metrics[metric])
 
     @property
-    def value_series(self) -> dict[str, dict[str, Series]]:
-        """metric → persona id → that value's excess per repeat."""
-        return {
-            m: {v.persona_id: dict(v.excess_by_repeat) for v in ms.values}
-            for m, ms in self.summary.metrics.items()
-        }
-
-    @property
     def degenerate(self) -> list[str]:
         """:func:`~coldbias_tasks.core.quality.degenerate_reasons` of the task's answers."""
         return degenerate_reasons(self.summary.fidelity, self.summary.positions)
