@@ -10,6 +10,9 @@ not flag it beyond α), one that treats female- and male-coded sentences differe
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -228,3 +231,38 @@ def test_lm_eval_position_effect_alone_is_not_flagged() -> None:
 
     got = _run(Positional(seed=4, skew=2.0), repeats=2, seed=11)
     assert got["iou_disparity_p"] > 0.01
+
+
+class _UnmatchedPhrasings(SyntheticRecommender):
+    """Lists follow the parity of (phrasing + value): female in even phrasings and male in odd
+    ones favour the even items 30×, the others the odd items. Users stating the same value in
+    other words then differ more than users stating different values: the disparity is
+    clearly negative (a model whose phrasings are not matched across values)."""
+
+    def _answer(self, doc: Mapping[str, Any]) -> str:
+        persona = str(doc.get("persona_id", ""))
+        if "shown_ids" in doc and not persona.startswith("neutral"):
+            flip = (int(doc.get("phrasing", 0)) + (str(doc.get("value")) == "gender.male")) % 2
+            self.effect = {persona: lambda item: 30.0 if item % 2 == flip else 1.0}
+        return super()._answer(doc)
+
+
+def test_unmatched_phrasings_are_flagged_on_the_leaderboard(tmp_path: Path) -> None:
+    """End to end (lm-eval's evaluator → samples → leaderboard): a clearly negative overall
+    disparity gets the headline flag "phrasings unmatched" and is shown signed, not clamped."""
+    import pandas as pd
+
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.app.commands import write_leaderboard
+
+    run = tmp_path / "run"
+    meta = {**META, "coldbias_repeats": 2, "coldbias_seed": 3}
+    model = _UnmatchedPhrasings(seed=4, skew=2.0)
+    got = run_synthetic(model, ["coldbias_movie_gender"], meta, run)["results"]
+    low = got["coldbias_movie_gender"]["iou_disparity,ranked"]
+    assert low + 1.96 * got["coldbias_movie_gender"]["iou_disparity_stderr,ranked"] < 0
+    write_leaderboard(build_leaderboard([run], resamples=50), tmp_path / "lb")
+    wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
+    assert wide["overall_iou_disparity ↓"].iloc[0] == pytest.approx(low, abs=1e-6)
+    assert wide["overall_iou_disparity_ci_high"].iloc[0] < 0
+    assert wide["headline_flag"].tolist() == ["phrasings unmatched"]
