@@ -52,6 +52,8 @@ def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> N
         if metric.endswith("_stderr") and value == "N/A":
             continue
         assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
+        if declared.spec.name.startswith("diversity_") and math.isnan(value):
+            continue  # undefined in a small run: too few labelled lists per value and phrasing
         assert not math.isnan(value), f"{where}: {metric} is NaN"
         low, high = (0.0, 1.0) if declared.is_stderr else declared.spec.range
         assert low <= value <= high, f"{where}: {metric} = {value} outside [{low}, {high}]"
@@ -115,7 +117,7 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
     samples = _samples(hf_run, "coldbias_college_physics")
     # R=2 repeats of neutral + the demo's one replicate + 2 values × 2 phrasings
     assert len(samples) == (1 + 1 + 2 * 2) * 2
-    assert all("items" in s["prag_divergence"] for s in samples)
+    assert all("items" in s[ANSWER_KEY] for s in samples)
 
 
 def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:

@@ -24,6 +24,7 @@ from coldbias_tasks.core.aggregate import summarize_answers
 from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval.documents import domain_budget
 from tests.conftest import E2E_METADATA, run_coldbias_eval
 
@@ -65,7 +66,7 @@ def _samples(folder: Path, task: str = TASK) -> list[dict]:
 
 
 def _records(folder: Path) -> list[AnswerRecord]:
-    return [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(folder)]
+    return [AnswerRecord.from_payload(s[ANSWER_KEY]) for s in _samples(folder)]
 
 
 def _results(folder: Path) -> dict:
@@ -146,7 +147,7 @@ def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: P
     neutral answer), and both keep a noise floor (replicates differ from the neutral answer).
     With 3 repeats of one replicate the floors' intervals themselves are too wide, or at 1.0
     too narrow, to compare (a 0.5B model often shares no item between two answers)."""
-    offline = [AnswerRecord.from_payload(s["iou_divergence"]) for s in _samples(lm_eval_run)]
+    offline = [AnswerRecord.from_payload(s[ANSWER_KEY]) for s in _samples(lm_eval_run)]
     a, b = summarize_answers(_records(served_run)), summarize_answers(offline)
     for metric in ("iou", "serp", "prag"):
         sa, sb = (
