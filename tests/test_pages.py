@@ -111,6 +111,7 @@ def test_report_leads_with_the_headline(report: dict[str, Any]) -> None:
     assert report["scroll"] <= chromium.WIDTH, report["wide"]
     # the diversity CSV's ~40 columns are shown as two narrow tables (render/diversity_tables)
     assert {"intra-list diversity", "contrast [95 % interval]"} <= set(_headers(report))
+    assert "entropy (widest: " in report["dom"]  # the joint entropy contrast leads the rows
 
 
 @pytest.mark.parametrize("page", ["report", "board"])

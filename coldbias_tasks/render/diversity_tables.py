@@ -2,10 +2,11 @@
 (:mod:`coldbias_tasks.analysis.diversity_report`): two tables
 one screen wide instead of the CSV's ~40 columns.
 
-- per value: lists, coverage, intra-list diversity and the mean normalised entropy over the
-  domain's category fields (each field's entropy stays in the CSV);
-- the contrasts between values: statistic, contrast with its 95 % interval, p, smallest
-  detectable effect and verdict (the per-field entropy contrasts, uncorrected, stay in the CSV).
+- first the answer, the contrasts between values: statistic, contrast with its 95 % interval,
+  p, smallest detectable effect and verdict (the per-field entropy contrasts, uncorrected, stay
+  in the CSV);
+- then per value: lists, coverage, intra-list diversity and the mean normalised entropy over
+  the domain's category fields (each field's entropy stays in the CSV).
 """
 
 from __future__ import annotations
@@ -37,13 +38,36 @@ def _entropy_mean(row: pd.Series) -> float:
     return sum(cells) / len(cells) if cells else math.nan
 
 
+def _with_interval(row: pd.Series) -> str:
+    """ "0.051 [-0.005, 0.108]"; the estimate alone when it has no interval; "–" when undefined."""
+    value, low, high = (_num(row[c]) for c in ("contrast", "ci_low", "ci_high"))
+    if math.isnan(low) or math.isnan(high):
+        return H.fmt(value)
+    return f"{H.fmt(value)} [{H.fmt(low)}, {H.fmt(high)}]"
+
+
 def diversity_tables(sub: pd.DataFrame) -> str:
     """HTML of one model's diversity rows (``row`` = value / contrast); "" when none."""
     if sub.empty or "row" not in sub.columns:
         return ""
     values = sub[sub["row"] == "value"]
-    contrasts = sub[(sub["row"] == "contrast") & ~sub["statistic"].astype(str).str.contains(":")]
+    per_field = sub["statistic"].astype(str).str.startswith("entropy:")  # uncorrected, CSV only
+    contrasts = sub[(sub["row"] == "contrast") & ~per_field]
     parts = []
+    if not contrasts.empty:
+        parts.append(
+            H.table(
+                ["task", "statistic", "contrast [95 % interval]", "p value",
+                 "smallest detectable effect", "verdict"],
+                [
+                    [r["task"], r["statistic"],
+                     _with_interval(r),
+                     H.fmt(_num(r["p_value"])), H.fmt(_num(r["mde"])), r["verdict"]]
+                    for _, r in contrasts.iterrows()
+                ],
+                text_columns=[0, 1, 5],
+            )
+        )  # fmt: skip
     if not values.empty:
         parts.append(
             H.table(
@@ -55,21 +79,6 @@ def diversity_tables(sub: pd.DataFrame) -> str:
                     for _, r in values.iterrows()
                 ],
                 text_columns=[0, 1],
-            )
-        )  # fmt: skip
-    if not contrasts.empty:
-        parts.append(
-            H.table(
-                ["task", "statistic", "contrast [95 % interval]", "p value",
-                 "smallest detectable effect", "verdict"],
-                [
-                    [r["task"], r["statistic"],
-                     f"{H.fmt(_num(r['contrast']))} [{H.fmt(_num(r['ci_low']))}, "
-                     f"{H.fmt(_num(r['ci_high']))}]",
-                     H.fmt(_num(r["p_value"])), H.fmt(_num(r["mde"])), r["verdict"]]
-                    for _, r in contrasts.iterrows()
-                ],
-                text_columns=[0, 1, 5],
             )
         )  # fmt: skip
     return "\n".join(parts)
