@@ -18,12 +18,10 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from lm_eval.api.model import LM
-
 from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.grounding import grounder
 from coldbias_tasks.core.reference import load_reference
-from tests.synthetic import _rng
+from tests.synthetic import SyntheticRecommender, _rng
 
 _SYLLABLES = ("zor", "blax", "quen", "vry", "thul", "mox", "ix", "dra", "pel", "wyn", "gor")
 
@@ -62,15 +60,15 @@ def reference_pool(domain: str, size: int = 200) -> tuple[str, ...]:
     return _pool(domain, [e.title for e in reference.entries], "reference", size)
 
 
-class OpenRecommender(LM):
-    """Answers open prompts with a known mix of catalog, reference and invented titles."""
+class OpenRecommender(SyntheticRecommender):
+    """Answers open prompts with a known mix of catalog, reference and invented titles (the
+    catalog recommender's request handling, its own answers)."""
 
     def __init__(
         self, n_catalog: int, n_reference: int, n_invented: int, seed: int = 0, **_: Any
     ) -> None:
-        super().__init__()
+        super().__init__(seed=seed)
         self.counts = (n_catalog, n_reference, n_invented)
-        self.seed = seed
 
     @property
     def tokenizer_name(self) -> str:
@@ -87,12 +85,3 @@ class OpenRecommender(LM):
         titles += sorted(invented)
         rng.shuffle(titles)
         return "\n".join(f"{n}. {t}" for n, t in enumerate(titles, start=1))
-
-    def generate_until(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list[str]:
-        return [self._answer(req.doc) for req in requests]
-
-    def loglikelihood(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list:
-        raise NotImplementedError("the synthetic recommender only generates")
-
-    def loglikelihood_rolling(self, requests: Sequence[Any], disable_tqdm: bool = False) -> list:
-        raise NotImplementedError("the synthetic recommender only generates")
