@@ -45,13 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from coldbias_tasks.core import answers, catalog_index  # noqa: E402
-from coldbias_tasks.core.aggregate import summarize_answers  # noqa: E402
-from coldbias_tasks.core.catalog import Catalog, load_catalog  # noqa: E402
-from coldbias_tasks.core.personas import load_personas  # noqa: E402
+from coldbias_tasks.core.measures.aggregate import summarize_answers  # noqa: E402
+from coldbias_tasks.core.parsing import answers, catalog_index  # noqa: E402
+from coldbias_tasks.core.parsing.sample_check import answer_id  # noqa: E402
 from coldbias_tasks.core.records import AnswerRecord  # noqa: E402
-from coldbias_tasks.core.sample_check import answer_id  # noqa: E402
 from coldbias_tasks.core.vocabulary import ANSWER_KEY  # noqa: E402
+from coldbias_tasks.core.world.catalog import Catalog, load_catalog  # noqa: E402
+from coldbias_tasks.core.world.personas import load_personas  # noqa: E402
 from coldbias_tasks.lmeval import harness  # noqa: E402
 from coldbias_tasks.lmeval.documents import build_docs  # noqa: E402
 

@@ -21,7 +21,7 @@ repeat. What a scenario adds to the utilities of a sentence's answer:
 Each row runs ``tasks`` simulated tasks and reports the false-positive (or detection) rate of the
 test at α with its 95 % Wilson interval, the coverage of the t-interval, the mean estimate in
 units of its mean standard error, and the mean γ. Numbers are computed by the package's own
-:func:`coldbias_tasks.core.disparity.disparity_from_tensor` on IOU.
+:func:`coldbias_tasks.core.measures.disparity.disparity_from_tensor` on IOU.
 
     python bench/disparity_sim.py --json bench/disparity_sim.json        # ≥ 1,000 tasks per row
     python bench/disparity_sim.py --quick                                  # 200 tasks per row
@@ -43,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from coldbias_tasks.core.disparity import disparity_from_tensor
+from coldbias_tasks.core.measures.disparity import disparity_from_tensor
 
 N_ITEMS, K, ALPHA = 60, 10, 0.05
 #: spread of the item popularity (log weights): sets the same-prompt floor (≈ 0.45 IOU here)

@@ -18,7 +18,7 @@ What a scenario adds to a sentence's utilities:
 Per row: the rejection rate at α of the joint entropy contrast, the ILD and the coverage
 contrasts (95 % Wilson interval), and the coverage of 0 by the signed coverage contrast's
 t-interval (nulls). Numbers from the package's own
-:func:`coldbias_tasks.core.diversity.summarize_diversity`.
+:func:`coldbias_tasks.core.measures.diversity.summarize_diversity`.
 
     python bench/diversity_sim.py                                      # 80 tasks per row, < 3 min
     python bench/diversity_sim.py --tasks 300 --json bench/diversity_sim.json   # the docs' table
@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.validity_sim import wilson
-from coldbias_tasks.core.diversity import catalog_labels, summarize_diversity
+from coldbias_tasks.core.measures.diversity import catalog_labels, summarize_diversity
 from coldbias_tasks.core.records import AnswerRecord
 
 N_ITEMS, K, ALPHA = 60, 10, 0.05

@@ -1,4 +1,5 @@
-"""Precision and recall of open-answer grounding (``core/grounding.py``) on hand-labelled real
+"""Precision and recall of open-answer grounding (``core/parsing/grounding.py``) on hand-labelled
+real
 answers: ``tests/data/open_answers.jsonl`` (the raw answers, model and date) and
 ``tests/data/open_labels.jsonl`` (one line per distinct listed entry of a domain).
 
@@ -26,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.grounding import grounder
+from coldbias_tasks.core.parsing.grounding import grounder
+from coldbias_tasks.core.world.catalog import load_catalog
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 ANSWERS = DATA / "open_answers.jsonl"

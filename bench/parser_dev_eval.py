@@ -33,7 +33,7 @@ from rapidfuzz import fuzz, process, utils
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.vocabulary import DOMAINS as DOMAIN_SPECS
 
 DOMAINS = ("movie", "music", "college")

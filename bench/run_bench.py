@@ -424,7 +424,7 @@ def prefill_plan(repeats: int = 5, variants: Sequence[str] = ("plain",)) -> dict
     from transformers import AutoTokenizer
 
     from coldbias_tasks.app.models import prepare_model
-    from coldbias_tasks.core.personas import load_personas
+    from coldbias_tasks.core.world.personas import load_personas
     from coldbias_tasks.lmeval.documents import build_docs
 
     tokenizer = AutoTokenizer.from_pretrained(str(prepare_model(log=False)))

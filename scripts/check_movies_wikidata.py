@@ -21,7 +21,7 @@ import pycountry
 from bokeh_sampledata.movies_data import movie_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from coldbias_tasks.core.catalog_index import normalized_key
+from coldbias_tasks.core.parsing.catalog_index import normalized_key
 
 CATALOG = Path(__file__).resolve().parents[1] / "data" / "movie.jsonl"
 #: Release years the Wikidata table covers; catalog films outside them (±1) cannot be in it.

@@ -1,4 +1,5 @@
-"""Golden cases for ``coldbias_tasks.core.parse.parse_ranking``: the loader of the data files in
+"""Golden cases for ``coldbias_tasks.core.parsing.parse.parse_ranking``: the loader of the data
+files in
 ``tests/data/parse_cases/`` (``catalogs.yaml``, ``cases.yaml``, ``extra_cases.yaml``).
 
 ``catalogs.yaml`` holds three fixture catalogs (``MOVIES``, ``SONGS``, ``COLLEGES``) and three
@@ -38,8 +39,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.vocabulary import DOMAINS, TitleKind
-from coldbias_tasks.core.yamlio import load_yaml
 
 #: The folder of the case data files.
 DATA = Path(__file__).resolve().parent / "data" / "parse_cases"

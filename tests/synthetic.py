@@ -147,7 +147,7 @@ class SyntheticRecommender(LM):
             )
         names = self._titles(doc) if self._titles else None
         if names is None:
-            from coldbias_tasks.core.catalog import load_catalog
+            from coldbias_tasks.core.world.catalog import load_catalog
 
             names = load_catalog(doc["catalog"]).titles
         lines = [names[i] for i in picked]

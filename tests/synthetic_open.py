@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.grounding import grounder
-from coldbias_tasks.core.reference import load_reference
+from coldbias_tasks.core.parsing.grounding import grounder
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.reference import load_reference
 from tests.synthetic import SyntheticRecommender, _rng
 
 _SYLLABLES = ("zor", "blax", "quen", "vry", "thul", "mox", "ix", "dra", "pel", "wyn", "gor")

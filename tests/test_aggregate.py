@@ -7,16 +7,16 @@ import math
 
 import pytest
 
-from coldbias_tasks.core.aggregate import (
+from coldbias_tasks.core.measures.aggregate import (
     fidelity,
     noise_floor,
     positions,
     summarize_answers,
     value_divergences,
 )
-from coldbias_tasks.core.exposure import exposure, exposure_gap
+from coldbias_tasks.core.measures.exposure import exposure, exposure_gap
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import benjamini_hochberg, holm, min_relabel_p, relabel_p
+from coldbias_tasks.core.stats.relabel import benjamini_hochberg, holm, min_relabel_p, relabel_p
 
 
 def rec(persona: str, repeat: int, items: list[int], **kw) -> AnswerRecord:

@@ -1,18 +1,19 @@
-"""The answer clean-up both parsers share (``core/answer_text.py``): the same reasoning blocks,
+"""The answer clean-up both parsers share (``core/parsing/answer_text.py``): the same reasoning
+blocks,
 code fences, HTML lists and JSON are read the same way by the forward and the reverse parser."""
 
 from __future__ import annotations
 
 import pytest
 
-from coldbias_tasks.core.answer_text import (
+from coldbias_tasks.core.parsing.answer_text import (
     break_html_lists,
     json_values,
     strip_html,
     strip_reasoning,
 )
-from coldbias_tasks.core.parse import parse_ranking
-from coldbias_tasks.core.parse_users import parse_user_ranking
+from coldbias_tasks.core.parsing.parse import parse_ranking
+from coldbias_tasks.core.parsing.parse_users import parse_user_ranking
 
 FILMS = ("Jaws", "Alien", "Heat", "Psycho")
 USERS = ("a boy", "a female", "a girl", "a male")

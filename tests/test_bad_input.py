@@ -20,8 +20,6 @@ from coldbias_tasks.analysis.run_data import LoadOptions
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.app.outputs import MANIFEST
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import (
     CatalogError,
     PersonaError,
@@ -29,8 +27,10 @@ from coldbias_tasks.core.errors import (
     SettingsError,
     TemplateError,
 )
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.settings import Settings
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import build_docs
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -385,7 +385,7 @@ def test_a_json_object_reader_names_where_and_the_fix(text: str, message: str) -
     """One reader for --metadata and every JSONL line: malformed JSON and a JSON value that is
     no object are errors naming the place and the fix, never a crash deeper in."""
     from coldbias_tasks.core.errors import SettingsError
-    from coldbias_tasks.core.jsonl import json_object
+    from coldbias_tasks.core.files.jsonl import json_object
 
     with pytest.raises(SettingsError, match=f"^--metadata: {message}.*; write it as"):
         json_object(text, SettingsError, "--metadata", "write it as --metadata '{...}'")

@@ -12,11 +12,11 @@ import pycountry
 import pytest
 from datasets import Dataset, load_dataset
 
-from coldbias_tasks.core.catalog import load_catalog, western_rule
-from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.parsing.catalog_index import normalized_key
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import DOMAINS
+from coldbias_tasks.core.world.catalog import load_catalog, western_rule
 
 # --------------------------------------------------------------------------------------------
 # Vocabularies (data/README.md documents the same lists)

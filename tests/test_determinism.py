@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE, replicates_identical
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE, replicates_identical
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import is_replicate_id
 from tests.synthetic import FixedSeedRecommender, run_synthetic

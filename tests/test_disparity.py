@@ -1,4 +1,4 @@
-"""The headline: the disparity between values controlled for phrasing (core/disparity.py).
+"""The headline: the disparity between values controlled for phrasing (core/measures/disparity.py).
 
 Golden cases on hand-built answers; calibration under simulated nulls (each sentence its own
 effect) and alternatives (a value effect) at a size fit for the test suite (bench/disparity_sim.py
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coldbias_tasks.core.aggregate import arrange, summarize_answers
-from coldbias_tasks.core.disparity import (
+from coldbias_tasks.core.measures.aggregate import arrange, summarize_answers
+from coldbias_tasks.core.measures.disparity import (
     disparity,
     disparity_from_tensor,
     divergence_tensor,

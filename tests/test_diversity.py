@@ -1,4 +1,5 @@
-"""Diversity per user (coldbias_tasks/core/diversity.py, docs/measurement.md §3d): golden cases
+"""Diversity per user (coldbias_tasks/core/measures/diversity.py, docs/measurement.md §3d): golden
+cases
 computed by hand on tiny lists, the phrasing-controlled contrast and its test, the summary of a
 task, and lm-eval's own evaluator with the synthetic recommender: a value given narrower lists
 is flagged, a recommender reacting to each sentence's wording alone is not."""
@@ -13,9 +14,8 @@ import pandas as pd
 import pytest
 
 from coldbias_tasks.app.commands import build_report
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.diversity import (
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.diversity import (
     catalog_labels,
     contrast,
     coverage,
@@ -26,6 +26,7 @@ from coldbias_tasks.core.diversity import (
     task_diversity,
 )
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.world.catalog import load_catalog
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
 # --- per list: by hand ------------------------------------------------------------------------

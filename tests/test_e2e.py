@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from coldbias_tasks.core.metric_specs import lm_metrics
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.measures.registry import lm_metrics
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.harness import task_metrics
 
 pytestmark = pytest.mark.slow

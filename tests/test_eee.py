@@ -418,7 +418,7 @@ def _check_converted(root: Path, results: dict[str, Any]) -> int:
     true direction and the logged score. Returns the number of scores checked."""
     from every_eval_ever.validator import validate_file
 
-    from coldbias_tasks.core.metric_specs import lm_metrics
+    from coldbias_tasks.core.measures.registry import lm_metrics
 
     declared = {**lm_metrics(), **lm_metrics(reverse=True)}
     directions = {key: m.higher_is_better for key, m in declared.items()}

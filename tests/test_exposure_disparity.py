@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from coldbias_tasks.core.exposure_disparity import share_disparity
+from coldbias_tasks.core.measures.exposure_disparity import share_disparity
 from coldbias_tasks.core.records import AnswerRecord
 
 #: catalog id → genre: even ids are "Action", odd ids "Drama"
@@ -63,7 +63,7 @@ def test_omnibus_is_calibrated_and_has_power() -> None:
 def test_jsd_floor_is_unbiased_under_the_null() -> None:
     """Every persona samples alike: a value's JSD from the neutral user exceeds the replicate
     floor about half the time (it was ≈ 72 % when the floor compared with the replicates' mean)."""
-    from coldbias_tasks.core.exposure import exposure_stats
+    from coldbias_tasks.core.measures.exposure import exposure_stats
 
     above = []
     for seed in range(150):

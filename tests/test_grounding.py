@@ -8,10 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.grounding import Grounded, Grounder, grounder, stated_year, title_key
-from coldbias_tasks.core.reference import RefEntry, Reference, load_reference
+from coldbias_tasks.core.parsing.grounding import (
+    Grounded,
+    Grounder,
+    grounder,
+    stated_year,
+    title_key,
+)
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.reference import RefEntry, Reference, load_reference
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +174,7 @@ def test_year_rules(tiny, entry: str, key: str) -> None:
 
 
 def test_reference_rejects_bad_files(tmp_path, monkeypatch) -> None:
-    from coldbias_tasks.core import reference
+    from coldbias_tasks.core.world import reference
 
     (tmp_path / "movie.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
     monkeypatch.setattr(reference, "reference_dir", lambda: tmp_path)

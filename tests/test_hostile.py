@@ -22,7 +22,6 @@ from coldbias_tasks.analysis.reverse_report import ReverseReport
 from coldbias_tasks.app import cli, outputs
 from coldbias_tasks.app.launch import prepare
 from coldbias_tasks.app.outputs import MANIFEST, OutputFolder
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import (
     CatalogError,
     OutputError,
@@ -30,13 +29,14 @@ from coldbias_tasks.core.errors import (
     SettingsError,
     TemplateError,
 )
-from coldbias_tasks.core.personas import load_personas
-from coldbias_tasks.core.quality import reverse_degenerate_reasons
+from coldbias_tasks.core.measures.quality import reverse_degenerate_reasons
+from coldbias_tasks.core.measures.reverse import ranked_first_most, summarize_reverse
 from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.core.reverse import ranked_first_most, summarize_reverse
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt

@@ -22,10 +22,10 @@ import pytest
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli
 from coldbias_tasks.core.errors import ColdbiasError, PersonaError, RunError, SettingsError
-from coldbias_tasks.core.jsonl import json_object
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.files.jsonl import json_object
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, is_value_id
+from coldbias_tasks.core.world.personas import load_personas
 from tests import seed_fixture as fx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +75,7 @@ def test_yaml_alias_bomb_in_a_persona_file_is_refused_fast(tmp_path: Path, where
 
 
 def test_yaml_alias_bomb_in_a_metric_declaration_is_refused(tmp_path: Path) -> None:
-    from coldbias_tasks.core.metric_specs import load_declarations
+    from coldbias_tasks.core.measures.registry import load_declarations
 
     path = tmp_path / "metrics.yaml"
     lines = [
@@ -124,7 +124,7 @@ def test_huge_setting_numbers_are_refused_before_arithmetic() -> None:
 @pytest.mark.parametrize("kind", ["catalog", "samples", "eee"])
 def test_deep_catalog_samples_line_and_eee_record(tmp_path: Path, capsys, kind: str) -> None:
     if kind == "catalog":
-        from coldbias_tasks.core.catalog import load_catalog
+        from coldbias_tasks.core.world.catalog import load_catalog
 
         for name in ("c.json", "c.jsonl"):
             (tmp_path / name).write_text(DEEP + "\n")
@@ -557,8 +557,8 @@ def test_dollar_signs_in_names_do_not_break_the_plots(real_run: Path, tmp_path: 
 def test_titles_with_line_breaks_or_control_characters_are_refused(
     tmp_path: Path, title: str
 ) -> None:
-    from coldbias_tasks.core.catalog import load_catalog
     from coldbias_tasks.core.errors import CatalogError
+    from coldbias_tasks.core.world.catalog import load_catalog
 
     path = tmp_path / "c.jsonl"
     rows = [{"title": t} for t in ("Jaws", title, "Alien 2")]

@@ -24,8 +24,8 @@ from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app import cli, commands
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.metric_specs import DIVERGENCE, EXCESS, metric_spec
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.registry import DIVERGENCE, EXCESS, metric_spec
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table

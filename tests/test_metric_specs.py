@@ -1,4 +1,4 @@
-"""One declaration per metric (:mod:`coldbias_tasks.core.metric_specs`): golden cases of the
+"""One declaration per metric (:mod:`coldbias_tasks.core.measures.registry`): golden cases of the
 declarations, and a toy metric declared once and found in lm-eval's results, the report CSV,
 the leaderboard, the task YAMLs and the metric tables."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.metric_file import sampled_fields
-from coldbias_tasks.core.metric_specs import (
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.declarations import sampled_fields
+from coldbias_tasks.core.measures.registry import (
     MetricSpec,
     Outcome,
     declare,
@@ -25,7 +25,7 @@ from coldbias_tasks.core.metric_specs import (
     ordered,
     withdraw,
 )
-from coldbias_tasks.core.series import t_interval
+from coldbias_tasks.core.stats.series import t_interval
 from coldbias_tasks.core.vocabulary import FILTER_NAME, SIMILARITY_NAMES
 from coldbias_tasks.lmeval import harness, taskgen
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -285,7 +285,7 @@ def test_a_wrong_declaration_names_the_entry_and_the_problem(
     """data/metrics.yaml is checked on import: a typo in an attribute path is an error, not a
     metric that is NaN everywhere."""
     from coldbias_tasks.core.errors import SettingsError
-    from coldbias_tasks.core.metric_specs import load_declarations
+    from coldbias_tasks.core.measures.registry import load_declarations
 
     text = (
         "- name: ok_rate\n  value: fidelity.fill_rate\n  higher_is_better: true\n"
@@ -303,7 +303,7 @@ def test_a_wrong_declaration_names_the_entry_and_the_problem(
 def test_the_package_declarations_read_numbers_of_their_summaries() -> None:
     """Properties count when annotated (position_bias, first_position_bias): every path
     resolves to a number."""
-    from coldbias_tasks.core.metric_specs import load_declarations
+    from coldbias_tasks.core.measures.registry import load_declarations
 
     specs = load_declarations()
     assert [s.name for s in specs] == [s.name for s in declared()]
@@ -315,7 +315,7 @@ def test_a_metric_declares_its_protocol() -> None:
     rates are not in a catalog task, catalog-only position figures not in an open one; a
     wrong value is refused with the choices."""
     from coldbias_tasks.core.errors import SettingsError
-    from coldbias_tasks.core.metric_specs import _spec_of
+    from coldbias_tasks.core.measures.registry import _spec_of
 
     catalog, open_ = set(harness.task_metrics()), set(harness.task_metrics(variant="open"))
     assert {"grounded_rate", "catalog_rate"} <= open_ - catalog

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.metrics import (
+from coldbias_tasks.core.similarities.lists import (
     SIMILARITIES,
     iou,
     prag,

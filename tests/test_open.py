@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from coldbias_tasks.core import vocabulary
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.answers import record_from_answer
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import TemplateError
-from coldbias_tasks.core.open_answers import (
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.parsing.answers import record_from_answer
+from coldbias_tasks.core.parsing.open_answers import (
     catalog_items,
     grounding,
     item_code,
@@ -23,6 +22,7 @@ from coldbias_tasks.core.open_answers import (
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.harness import process_results, task_metrics
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template, open_template_name
@@ -152,7 +152,7 @@ def test_open_tasks_list_the_grounding_metrics_and_no_catalog_position(doc) -> N
 def test_invented_titles_are_not_grounded() -> None:
     import random
 
-    from coldbias_tasks.core.grounding import grounder
+    from coldbias_tasks.core.parsing.grounding import grounder
 
     ground = grounder("movie", load_catalog("movie"))
     rng = random.Random(5)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.catalog_index import build_index, normalize
-from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.parsing.catalog_index import build_index, normalize
+from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.vocabulary import TITLE_KINDS, TitleKind
 from tests.parse_cases import CASES, COLLEGES, KINDS, MOVIES, SONGS, ParseCase
 
@@ -147,7 +147,7 @@ NEAR_MISS_FILMS = [
 
 @pytest.mark.parametrize(("answer", "resembles"), NEAR_MISS_FILMS)
 def test_real_near_miss_titles_do_not_match(answer: str, resembles: str) -> None:
-    from coldbias_tasks.core.catalog import load_catalog
+    from coldbias_tasks.core.world.catalog import load_catalog
 
     titles = load_catalog("movie").titles
     assert resembles in titles

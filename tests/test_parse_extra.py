@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.parsing.parse import parse_ranking
 from tests.parse_cases import EXTRA_CASES, KINDS, USER_COLLEGES, USER_FILMS, USER_SONGS, ParseCase
 
 USER_CATALOGS = {
@@ -25,7 +25,7 @@ USER_CATALOGS = {
 def catalog_titles(name: str) -> tuple[str, ...]:
     if name in USER_CATALOGS:
         return USER_CATALOGS[name]
-    from coldbias_tasks.core.catalog import load_catalog
+    from coldbias_tasks.core.world.catalog import load_catalog
 
     return load_catalog(name).titles
 
@@ -181,7 +181,7 @@ def test_a_domain_declares_its_title_kind_and_the_answer_parser_uses_it(
     """A new "novel" domain (works, the default) parses its answers as works; the built-in
     domains declare theirs; an unknown kind is refused when the domain is declared."""
     from coldbias_tasks.core import vocabulary
-    from coldbias_tasks.core.answers import record_from_answer
+    from coldbias_tasks.core.parsing.answers import record_from_answer
     from coldbias_tasks.lmeval.documents import build_docs
 
     assert {n: d.title_kind for n, d in vocabulary.DOMAINS.items()} == {

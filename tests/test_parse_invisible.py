@@ -8,9 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.answer_text import INVISIBLE_CHARS, LINE_BREAK_CONTROLS, strip_invisible
-from coldbias_tasks.core.parse import Ranking, parse_ranking
-from coldbias_tasks.core.parse_users import UserRanking, parse_user_ranking
+from coldbias_tasks.core.parsing.answer_text import (
+    INVISIBLE_CHARS,
+    LINE_BREAK_CONTROLS,
+    strip_invisible,
+)
+from coldbias_tasks.core.parsing.parse import Ranking, parse_ranking
+from coldbias_tasks.core.parsing.parse_users import UserRanking, parse_user_ranking
 from tests.parse_cases import CASES, COLLEGES, EXTRA_CASES, KINDS, MOVIES, SONGS, USER_FILMS
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES, "user_films": USER_FILMS}

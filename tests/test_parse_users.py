@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.parse_users import (
+from coldbias_tasks.core.parsing.parse_users import (
     MAX_TEXT_CHARS,
     UserRanking,
     parse_user_ranking,

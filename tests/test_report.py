@@ -21,13 +21,13 @@ from coldbias_tasks.analysis import report
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.exposure import exposure
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.exposure import exposure
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.vocabulary import parse_task_name, sentence_id
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.harness import METRICS
 from coldbias_tasks.render import report_figures
 

@@ -13,10 +13,10 @@ import pytest
 from coldbias_tasks.analysis import leaderboard
 from coldbias_tasks.analysis.robustness import _tau
 from coldbias_tasks.app import commands
-from coldbias_tasks.core.catalog import load_catalog
-from coldbias_tasks.core.parse import parse_ranking
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.vocabulary import DOMAINS, OPEN, VARIANTS
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -88,7 +88,7 @@ def test_open_templates_render_without_it(domain: str) -> None:
 
 
 def test_languages_other_than_english_cover_every_phrase() -> None:
-    from coldbias_tasks.core.personas import check_language
+    from coldbias_tasks.core.world.personas import check_language
 
     config = load_personas()
     for code in LANGUAGES:

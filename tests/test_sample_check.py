@@ -15,15 +15,15 @@ import pytest
 
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.core.errors import RecordError
-from coldbias_tasks.core.metric_specs import lm_metrics
-from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
-from coldbias_tasks.core.sample_check import (
+from coldbias_tasks.core.measures.registry import lm_metrics
+from coldbias_tasks.core.parsing.sample_check import (
     AnswerMisfit,
     NoAnswer,
     answer_id,
     check_answer,
     read_sample,
 )
+from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     FILTER_NAME,

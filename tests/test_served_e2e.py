@@ -20,8 +20,8 @@ import pytest
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import offline_env
 from coldbias_tasks.app.serve import free_port, vllm_server
-from coldbias_tasks.core.aggregate import summarize_answers
-from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import ANSWER_KEY

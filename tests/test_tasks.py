@@ -12,13 +12,13 @@ import pytest
 
 from coldbias_tasks.app import launch, vllm_shim
 from coldbias_tasks.core import vocabulary
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import ModelError, PersonaError, RecordError, SettingsError
-from coldbias_tasks.core.personas import load_personas
+from coldbias_tasks.core.parsing.sample_check import answer_id
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.core.sample_check import answer_id
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import (
     Settings,
@@ -293,7 +293,7 @@ def test_model_without_chat_template_is_refused(tmp_path) -> None:
 
 
 def test_aggregations_read_the_group_summary() -> None:
-    from coldbias_tasks.core.aggregate import summarize_answers
+    from coldbias_tasks.core.measures.aggregate import summarize_answers
 
     docs = build_docs("movie", "physics", "plain", SMALL)
     titles = load_catalog("movie").titles

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from coldbias_tasks.core.aggregate import summarize_answers
+from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, replicate_id
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic, sample_ranking
@@ -158,7 +158,7 @@ def test_placebo_flag_rule() -> None:
     """The placebo flag: the placebo's group test rejects at α, or its interval excludes 0."""
     from dataclasses import replace
 
-    from coldbias_tasks.core.quality import placebo_reacts
+    from coldbias_tasks.core.measures.quality import placebo_reacts
 
     ms = summarize_answers(simulate_task(1, values=5)).metrics["iou"]
     assert not placebo_reacts(replace(ms, group_p=0.2), ci_low=-0.01)

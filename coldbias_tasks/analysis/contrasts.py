@@ -16,7 +16,7 @@ from coldbias_tasks.analysis.control_families import control_families
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
 from coldbias_tasks.analysis.report import TaskReport, find_report, ident
 from coldbias_tasks.analysis.summaries import placebo_flag
-from coldbias_tasks.core.metric_specs import EXCESS
+from coldbias_tasks.core.measures.registry import EXCESS
 from coldbias_tasks.core.vocabulary import (
     COMBINATION_JOIN,
     PLACEBO_GROUP,

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.aggregate import arrange
-from coldbias_tasks.core.metrics import SIMILARITIES
+from coldbias_tasks.core.measures.aggregate import arrange
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.similarities.lists import SIMILARITIES
 
 __all__ = ["FamilyExcess", "FamilyView", "control_families", "sentence_distances"]
 

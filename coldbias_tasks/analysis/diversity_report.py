@@ -1,5 +1,5 @@
 """The report's ``diversity`` table: per task, each value's list diversity and the
-phrasing-controlled contrasts between the values (:mod:`coldbias_tasks.core.diversity`,
+phrasing-controlled contrasts between the values (:mod:`coldbias_tasks.core.measures.diversity`,
 docs/measurement.md §3d).
 
 One CSV, two kinds of rows (column ``row``):
@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from coldbias_tasks.analysis.report import TaskReport, ident
-from coldbias_tasks.core.diversity import DiversityContrast
+from coldbias_tasks.core.measures.diversity import DiversityContrast
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
 __all__ = ["contrast_verdict", "diversity_table"]

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import json_value, read_text
+from coldbias_tasks.core.files.jsonl import json_value, read_text
 
 __all__ = [
     "SCORE_LIMIT",

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from coldbias_tasks.core.records import UserRankRecord
-from coldbias_tasks.core.series import CI_LEVEL, Series, mean_by_repeat, t_interval
+from coldbias_tasks.core.stats.series import CI_LEVEL, Series, mean_by_repeat, t_interval
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -46,7 +46,7 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dict[int, float]:
     """Repeat by repeat, the mean of ``parts`` (NaN figures left out), or with ``sign`` a
     signed sum (``sign=(1, -1)``: a difference, only where both parts have the repeat). A
-    quantity's own series is :meth:`~coldbias_tasks.core.metric_specs.MetricSpec.series_of`."""
+    quantity's own series is :meth:`~coldbias_tasks.core.measures.registry.MetricSpec.series_of`."""
     if sign is None:
         return mean_by_repeat(parts)
     out: dict[int, float] = {}

@@ -24,10 +24,15 @@ from coldbias_tasks.analysis.intervals import (
 from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
-from coldbias_tasks.core.aggregate import AnswersSummary, Fidelity, Positions, pooled_answers
-from coldbias_tasks.core.metric_specs import DISPARITY, DIVERGENCE, MetricSpec
-from coldbias_tasks.core.quality import degenerate_reasons
-from coldbias_tasks.core.reverse import summarize_reverse
+from coldbias_tasks.core.measures.aggregate import (
+    AnswersSummary,
+    Fidelity,
+    Positions,
+    pooled_answers,
+)
+from coldbias_tasks.core.measures.quality import degenerate_reasons
+from coldbias_tasks.core.measures.registry import DISPARITY, DIVERGENCE, MetricSpec
+from coldbias_tasks.core.measures.reverse import summarize_reverse
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, intersection_parts
 
 __all__ = ["Cell", "EeeScore", "ModelData", "model_data"]

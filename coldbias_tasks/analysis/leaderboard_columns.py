@@ -7,7 +7,7 @@ order; :func:`fill_cells` fills a row from it and :func:`columns_of` lists the c
 has a cell for (or that are always shown).
 
 A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a declared
-metric (:mod:`coldbias_tasks.core.metric_specs`) with a ``leaderboard`` pooling gets its column
+metric (:mod:`coldbias_tasks.core.measures.registry`) with a ``leaderboard`` pooling gets its column
 in the fidelity family without one.
 """
 
@@ -38,8 +38,8 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     value_weighted,
 )
 from coldbias_tasks.analysis.summaries import TaskSummary
-from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.metric_specs import (
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.measures.registry import (
     DISPARITY,
     DISPARITY_P,
     DIVERGENCE,
@@ -317,7 +317,7 @@ def _declared_cell(metric: LmMetric, data: ModelData, slot: Slot) -> Cell:
 
 def _declared_columns() -> tuple[ColumnSpec, ...]:
     """One column per lm-eval key of each declared forward metric with a ``leaderboard``
-    pooling (:mod:`coldbias_tasks.core.metric_specs`), in declaration order."""
+    pooling (:mod:`coldbias_tasks.core.measures.registry`), in declaration order."""
     return tuple(
         ColumnSpec(
             m.key,

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats as sps
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-from coldbias_tasks.core.stats import benjamini_hochberg, holm
+from coldbias_tasks.core.stats.relabel import benjamini_hochberg, holm
 
 __all__ = [
     "RankInterval",
@@ -45,7 +45,8 @@ def disparity_draws(
     the domain's attribute tasks) over phrasings × repeats: per draw one multinomial weight
     vector per attribute group over its phrasings and one per repeat count over the repeats,
     shared by every model and domain (paired). A phrasing drawn twice never pairs with itself
-    (:func:`coldbias_tasks.core.disparity.weighted_disparity`). NaN draws for a model without
+    (:func:`coldbias_tasks.core.measures.disparity.weighted_disparity`). NaN draws for a model
+    without
     terms."""
     rng = np.random.default_rng(seed)
     frame_w: dict[tuple[str, int], np.ndarray] = {}

@@ -1,7 +1,8 @@
 """The report's forward numbers: per-task reports, verdicts and the forward CSV tables.
 
 All numbers are recomputed from the logged answers (:mod:`.summaries`, with
-:func:`coldbias_tasks.core.exposure.exposure_stats` for exposure), so they equal the lm-eval
+:func:`coldbias_tasks.core.measures.exposure.exposure_stats` for exposure), so they equal the
+lm-eval
 aggregations of the run; intervals are Student-t over repeats (:mod:`.intervals`). Tables (one
 CSV each): ``values`` (per value: raw divergence, excess, p, Holm-adjusted p, verdict),
 ``groups`` (per task: raw divergence and FaiRLLM's SNSR/SNSV, excess with interval, group
@@ -23,15 +24,15 @@ import pandas as pd
 
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.exposure import ExposureStat, exposure_stats
-from coldbias_tasks.core.exposure_disparity import ShareDisparity, share_disparity
-from coldbias_tasks.core.metric_specs import EXCESS, ordered, report_values
-from coldbias_tasks.core.open_answers import GROUNDING_FIELD, catalog_items, level_labels
-from coldbias_tasks.core.series import t_interval
-from coldbias_tasks.core.verdicts import disparity_verdict, value_verdict
+from coldbias_tasks.core.measures.exposure import ExposureStat, exposure_stats
+from coldbias_tasks.core.measures.exposure_disparity import ShareDisparity, share_disparity
+from coldbias_tasks.core.measures.registry import EXCESS, ordered, report_values
+from coldbias_tasks.core.measures.verdicts import disparity_verdict, value_verdict
+from coldbias_tasks.core.parsing.open_answers import GROUNDING_FIELD, catalog_items, level_labels
+from coldbias_tasks.core.stats.series import t_interval
 from coldbias_tasks.core.vocabulary import DOMAINS, OPEN, VARIANTS
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = [
     "EXPOSURE_COLUMNS",
@@ -204,7 +205,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
 
 
 #: Column order of the groups table after the identifying columns and ``metric``; the
-#: declared similarity quantities (:mod:`coldbias_tasks.core.metric_specs`) fill the columns
+#: declared similarity quantities (:mod:`coldbias_tasks.core.measures.registry`) fill the columns
 #: their specs name (value, interval, stderr, verdict); any further declared one goes last.
 GROUPS_LAYOUT = (
     "disparity", "disparity_ci_low", "disparity_ci_high", "disparity_stderr", "disparity_p",
@@ -220,7 +221,7 @@ GROUPS_LAYOUT = (
 
 def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     """Per (task, metric): every declared per-similarity quantity with its interval, standard
-    error and verdict (:func:`~coldbias_tasks.core.metric_specs.report_values`), and the
+    error and verdict (:func:`~coldbias_tasks.core.measures.registry.report_values`), and the
     descriptive columns of the tests (noise floor, attainable p, counts)."""
     rows = []
     for rep in reports:

@@ -14,17 +14,17 @@ import pandas as pd
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, interval, reverse_gap_draws
 from coldbias_tasks.analysis.report import TaskReport, category_labels, find_report, ident
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.metric_specs import ordered, report_values
-from coldbias_tasks.core.quality import reverse_degenerate_reasons
-from coldbias_tasks.core.reverse import (
+from coldbias_tasks.core.measures.quality import reverse_degenerate_reasons
+from coldbias_tasks.core.measures.registry import ordered, report_values
+from coldbias_tasks.core.measures.reverse import (
     ReverseSummary,
     category_ranks,
     ranked_first_most,
     summarize_reverse,
 )
 from coldbias_tasks.core.vocabulary import DOMAINS
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = [
     "ReverseReport",
@@ -51,7 +51,8 @@ class ReverseReport:
 
     @property
     def degenerate(self) -> list[str]:
-        """:func:`~coldbias_tasks.core.quality.reverse_degenerate_reasons` of the answers."""
+        """:func:`~coldbias_tasks.core.measures.quality.reverse_degenerate_reasons` of the
+        answers."""
         return reverse_degenerate_reasons(self.summary)
 
 
@@ -103,7 +104,7 @@ def reverse_values_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
 
 
 #: Column order of the reverse groups table after the identifying columns; the declared
-#: reverse metrics (:mod:`coldbias_tasks.core.metric_specs`) fill the columns their specs name.
+#: reverse metrics (:mod:`coldbias_tasks.core.measures.registry`) fill the columns their specs name.
 REVERSE_GROUPS_LAYOUT = (
     "rank_gap", "rank_gap_ci_low", "rank_gap_ci_high", "top1_gap", "exposure_gap", "group_p",
     "flagged_share", "keep_order_rate", "first_shown_rank", "first_position_bias",

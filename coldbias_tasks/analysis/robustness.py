@@ -29,7 +29,7 @@ from scipy import stats
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary
-from coldbias_tasks.core.metric_specs import EXCESS
+from coldbias_tasks.core.measures.registry import EXCESS
 
 __all__ = [
     "PromptTask",

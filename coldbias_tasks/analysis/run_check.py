@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from coldbias_tasks import __version__
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import ColdbiasError, RunError
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import Settings
@@ -32,6 +31,7 @@ from coldbias_tasks.core.vocabulary import (
     parse_task_name,
     sentence_id,
 )
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = [
     "DocBuilder",
@@ -95,7 +95,7 @@ def expected_keys(
     persona file: task version ≥ 4, every value in its first P phrasings (sentence ids);
     earlier versions, one id per value. None when they cannot be known (a persona file that is
     gone, or a run of task version 3, whose control personas depended on a retired setting)."""
-    from coldbias_tasks.core.personas import load_personas  # persona files here
+    from coldbias_tasks.core.world.personas import load_personas  # persona files here
 
     settings = run_settings(task, results)
     if settings is None:

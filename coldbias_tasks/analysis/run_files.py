@@ -30,7 +30,7 @@ from coldbias_tasks.analysis.run_data import (
 )
 from coldbias_tasks.analysis.run_samples import read_task
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import json_value, read_text
+from coldbias_tasks.core.files.jsonl import json_value, read_text
 from coldbias_tasks.core.vocabulary import is_coldbias_task
 
 __all__ = ["load_folder", "parse_model_args", "scan_folder"]

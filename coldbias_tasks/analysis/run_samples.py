@@ -1,7 +1,8 @@
 """Read one coldbias samples file (``samples_<task>_<ts>.jsonl``) into a task of a run.
 
 Each answer is read from the one answer record its samples line logs, and checked against its
-prompt, by :func:`coldbias_tasks.core.sample_check.read_sample` (with ``reparse``, rebuilt from
+prompt, by :func:`coldbias_tasks.core.parsing.sample_check.read_sample` (with ``reparse``, rebuilt
+from
 the raw answer text); the task is checked for completeness against
 the run's settings and lm-eval's counts. Problems raise :class:`RunError` naming the file (and
 line) and the fix; with ``allow_partial`` an incomplete task is kept, marked partial.
@@ -23,15 +24,15 @@ from coldbias_tasks.analysis.run_check import (
 )
 from coldbias_tasks.analysis.run_data import LoadOptions, ReverseTaskData, TaskData
 from coldbias_tasks.core.errors import RecordError, RunError
-from coldbias_tasks.core.jsonl import read_jsonl_objects
-from coldbias_tasks.core.records import ReverseDoc, TaskDoc
-from coldbias_tasks.core.sample_check import (
+from coldbias_tasks.core.files.jsonl import read_jsonl_objects
+from coldbias_tasks.core.parsing.sample_check import (
     AnswerMisfit,
     NoAnswer,
     check_answer,
     raw_answer,
     read_sample,
 )
+from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.vocabulary import FILTER_NAME, is_reverse_task
 
 __all__ = ["read_task", "sampling_of"]
@@ -62,7 +63,7 @@ def _read_answers(
 ) -> tuple[list[Any], list[Any], list[str], list[int]]:
     """(records, docs, fingerprints, line numbers) of the samples logged under filter ``keep``:
     forward (AnswerRecord, TaskDoc) or ``reverse`` (UserRankRecord, ReverseDoc), each read by
-    :func:`~coldbias_tasks.core.sample_check.read_sample`. With ``reparse`` each answer is
+    :func:`~coldbias_tasks.core.parsing.sample_check.read_sample`. With ``reparse`` each answer is
     rebuilt from its raw text, and answers whose logged payload disagrees are counted in a
     warning. A sample without a coldbias payload, one that does not decode, or a payload that
     does not fit its document raises naming the file and line."""

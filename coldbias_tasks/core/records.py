@@ -173,7 +173,8 @@ class AnswerRecord:
     ``titles``, ``out_of_catalog`` and ``duplicates`` are the
     logged strings (the latter two cut to the first entries; the counts are complete); they do
     not take part in equality. ``keys``: an open task's grounding keys, parallel to ``items``
-    (``c:<row>`` / ``r:<id>`` / ``t:<title>``: ``core/open_answers.py``; there ``items`` holds the
+    (``c:<row>`` / ``r:<id>`` / ``t:<title>``: ``core/parsing/open_answers.py``; there ``items``
+    holds the
     catalog row for a catalog item and a stable negative code for any other key); empty for a
     catalog task. ``alpha``: the task's test level (``coldbias_alpha``), carried
     so that lm-eval's aggregations, which see only payloads, can apply it.

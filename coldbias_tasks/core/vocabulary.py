@@ -61,7 +61,7 @@ __all__ = [
 
 
 #: What a domain's catalog titles are, which decides how the parser matches them
-#: (``core/catalog_index.py``): "work" (a film, a book: the title as written, also "North by
+#: (``core/parsing/catalog_index.py``): "work" (a film, a book: the title as written, also "North by
 #: Northwest"), "song" ("Title by Artist": also "Artist - Title", the bare title…),
 #: "institution" (a university: institution words folded across languages, "Toronto
 #: University" = "University of Toronto").
@@ -147,7 +147,7 @@ def domain(name: str) -> Domain:
 
 #: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction,
 #: implicit (the attribute conveyed only by a first name), and open (FaiRLLM's protocol: no
-#: catalog in the prompt; the listed titles are grounded, ``core/open_answers.py``).
+#: catalog in the prompt; the listed titles are grounded, ``core/parsing/open_answers.py``).
 VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open")
 #: The variant without a catalog in the prompt.
 OPEN = "open"

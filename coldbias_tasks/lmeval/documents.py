@@ -17,9 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coldbias_tasks import __version__
-from coldbias_tasks.core.catalog import Catalog, load_catalog
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.personas import load_personas, nouns
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
@@ -30,6 +28,8 @@ from coldbias_tasks.core.vocabulary import (
     sentence_id,
     task_name,
 )
+from coldbias_tasks.core.world.catalog import Catalog, load_catalog
+from coldbias_tasks.core.world.personas import load_personas, nouns
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
 __all__ = [

@@ -6,13 +6,13 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.lmeval.harness.<nam
   **dataset_kwargs)``; returns a DatasetDict with one ``test`` split of (persona, repeat) docs;
 - the filter (``ranked``) is lm-eval's ``take_first``: the raw answer text;
 - :func:`process_results`: parses the answer against its document (the one check,
-  :func:`coldbias_tasks.core.sample_check.check_answer`) and returns its payload once, under
+  :func:`coldbias_tasks.core.parsing.sample_check.check_answer`) and returns its payload once, under
   ``ANSWER_KEY``, and the answer's short id under every metric key;
 - :func:`aggregate_answers`: the aggregation of ``ANSWER_KEY``; builds the task's summary once,
-  :func:`coldbias_tasks.core.aggregate.summarize_answers` (reverse tasks:
-  :func:`coldbias_tasks.core.reverse.summarize_reverse`), from the task's payloads;
+  :func:`coldbias_tasks.core.measures.aggregate.summarize_answers` (reverse tasks:
+  :func:`coldbias_tasks.core.measures.reverse.summarize_reverse`), from the task's payloads;
 - ``agg_<key>``: one named aggregation per declared metric
-  (:mod:`coldbias_tasks.core.metric_specs`, made on demand); each reads one number from the
+  (:mod:`coldbias_tasks.core.measures.registry`, made on demand); each reads one number from the
   summary of its own task (the neutral persona included), found by the answers' ids.
 
 Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
@@ -27,13 +27,13 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from coldbias_tasks.core.aggregate import AnswersSummary, summarize_answers
-from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.errors import RecordError, SettingsError
-from coldbias_tasks.core.metric_specs import LmMetric, lm_metrics
+from coldbias_tasks.core.measures.aggregate import AnswersSummary, summarize_answers
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.measures.registry import LmMetric, lm_metrics
+from coldbias_tasks.core.measures.reverse import ReverseSummary, summarize_reverse
+from coldbias_tasks.core.parsing.sample_check import answer_id, check_answer
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
-from coldbias_tasks.core.reverse import ReverseSummary, summarize_reverse
-from coldbias_tasks.core.sample_check import answer_id, check_answer
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     OPEN,
@@ -100,7 +100,7 @@ def answer_record(doc: Mapping[str, Any], results: Sequence[Any], reverse: bool)
     """process_results of a forward (``reverse``: reverse) task: the raw answer
     (``results[0]``, "" when lm-eval gives none; a parse payload from an older task YAML's
     filter is decoded) checked against its document by
-    :func:`~coldbias_tasks.core.sample_check.check_answer` (RecordError when either is
+    :func:`~coldbias_tasks.core.parsing.sample_check.check_answer` (RecordError when either is
     malformed). Its payload goes under :data:`ANSWER_KEY` (lm-eval gathers it across ranks with
     the metrics, and logs it once per sample); every metric gets the answer's short id,
     which its aggregation uses to find the task's summary."""
@@ -177,7 +177,8 @@ def _summarize_reverse(payloads: Sequence[Mapping[str, Any]]) -> ReverseSummary:
 
 
 # --- aggregations: one named function per metric key ------------------------------------------
-# Built from the declarations (core/metric_specs): lm-eval imports ``agg_<key>`` by name from this
+# Built from the declarations (core/measures/registry): lm-eval imports ``agg_<key>`` by name from
+# this
 # module, which makes it on first use (PEP 562 ``__getattr__``), so a metric declared later (a
 # plugin, a test) has one too.
 

@@ -30,9 +30,9 @@ import jinja2
 import jinja2.sandbox
 
 from coldbias_tasks.core.errors import TemplateError
-from coldbias_tasks.core.jsonl import read_text
+from coldbias_tasks.core.files.jsonl import read_text
+from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.core.yamlio import load_yaml
 
 __all__ = [
     "DEFAULT_TEMPLATE",

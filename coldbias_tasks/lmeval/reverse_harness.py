@@ -2,7 +2,7 @@
 the per-doc results (the ranked user list parsed and checked against its document, logged once).
 The aggregations are :func:`coldbias_tasks.lmeval.harness.aggregate_answers` and the declared
 reverse metrics' ``agg_*``, each reading one number from
-:func:`coldbias_tasks.core.reverse.summarize_reverse` (computed once per task)."""
+:func:`coldbias_tasks.core.measures.reverse.summarize_reverse` (computed once per task)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ neutral answer itself and the noise floor collapses to 0. The subclasses registe
   ``generation_kwargs``: lm-eval groups requests by their generation kwargs and sends each
   group separately, so one seed per document there would serialise ``num_concurrent``.
   A ``seed`` in ``--gen_kwargs`` wins (then the answers are deterministic and the report
-  refuses them, :mod:`coldbias_tasks.core.determinism`).
+  refuses them, :mod:`coldbias_tasks.core.measures.determinism`).
 - **Context check before the first request**: the server's ``max_model_len`` (``/v1/models``)
   against the longest prompts of each task (tokenized by the server's ``/tokenize``, else the
   local tokenizer) plus ``max_gen_toks``; too long raises :class:`ModelError` naming the task,

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.metric_specs import LmMetric, MetricSpec, declared, lm_metrics
-from coldbias_tasks.core.personas import Group, PersonaConfig, load_personas
+from coldbias_tasks.core.measures.registry import LmMetric, MetricSpec, declared, lm_metrics
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
@@ -28,6 +27,7 @@ from coldbias_tasks.core.vocabulary import (
     reverse_task_name,
     task_name,
 )
+from coldbias_tasks.core.world.personas import Group, PersonaConfig, load_personas
 from coldbias_tasks.lmeval.documents import domain_budget
 from coldbias_tasks.lmeval.harness import (
     aggregate_answers,

@@ -14,7 +14,7 @@ from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEE
 from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard, Row
 from coldbias_tasks.analysis.leaderboard_columns import MAIN, Column
 from coldbias_tasks.analysis.run_data import coldbias_version
-from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
+from coldbias_tasks.core.measures.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots

@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from coldbias_tasks.core.exposure import ExposureStat
+from coldbias_tasks.core.measures.exposure import ExposureStat
 
 __all__ = [
     "bar_chart",

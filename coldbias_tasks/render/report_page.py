@@ -22,8 +22,8 @@ from coldbias_tasks.analysis.report import (
 from coldbias_tasks.analysis.reverse_report import ReverseReport
 from coldbias_tasks.analysis.run_data import ModelResults
 from coldbias_tasks.analysis.summaries import placebo_flag
-from coldbias_tasks.core.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.measures.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import HEADLINE, PLACEBO_GROUP
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots

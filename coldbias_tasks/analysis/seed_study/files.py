@@ -1,6 +1,6 @@
 """Reading the files of a clone of the seed study: JSON, the seeds INI file, Python sets read
 with :mod:`ast` (never executed), the git commit. Every file goes through the bounded readers
-of :mod:`coldbias_tasks.core.jsonl` (a FIFO or device is refused, not read); problems raise
+of :mod:`coldbias_tasks.core.files.jsonl` (a FIFO or device is refused, not read); problems raise
 :class:`~coldbias_tasks.core.errors.RunError` naming the file and the fix."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.jsonl import SIZE_LIMIT, json_value, read_text
+from coldbias_tasks.core.files.jsonl import SIZE_LIMIT, json_value, read_text
 
 __all__ = ["SOURCE_REPO", "git_commit", "literal_set", "read_json", "read_seeds"]
 

@@ -39,10 +39,10 @@ from coldbias_tasks.analysis.seed_study.files import (
     read_json,
     read_seeds,
 )
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError, OutputError, RunError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, NEUTRAL_ID, task_name
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = [
     "CONTEXT_TAGS",

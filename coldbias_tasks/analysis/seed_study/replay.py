@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
-from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.similarities.lists import SIMILARITIES
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_value_id
 
 __all__ = [

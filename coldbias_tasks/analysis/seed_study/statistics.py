@@ -6,7 +6,7 @@ no second neutral answer per seed. So:
 
 - **Noise floor**: the five neutral answers are five samples of one prompt (other request
   seeds): the cross-seed neutral divergence D(N_s, N_t), s ≠ t, is the floor (what the
-  loader's :func:`~coldbias_tasks.core.aggregate.noise_floor` reports as "cross-repeat").
+  loader's :func:`~coldbias_tasks.core.measures.aggregate.noise_floor` reports as "cross-repeat").
 - **Exchangeable under the null** (the value's phrase changes nothing): within one seed, the
   value's answer V_s and the neutral answer N_s, which share the request seed and so may be
   coupled (common random numbers), can swap labels; answers of different seeds are
@@ -37,7 +37,7 @@ import numpy as np
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.analysis.seed_study.replay import by_seed, divergence
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import relabel_p
+from coldbias_tasks.core.stats.relabel import relabel_p
 from coldbias_tasks.core.vocabulary import ALPHA
 
 __all__ = [

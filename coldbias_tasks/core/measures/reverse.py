@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coldbias_tasks.core.records import UserRankRecord
-from coldbias_tasks.core.stats import holm
+from coldbias_tasks.core.stats.relabel import holm
 from coldbias_tasks.core.vocabulary import ALPHA
 
 __all__ = [

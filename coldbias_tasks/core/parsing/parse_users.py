@@ -25,7 +25,7 @@ in the prompt. Invisible and control characters (BOM, zero-width spaces, bidi ma
 ESC…) are removed first. Answers are cut to :data:`MAX_TEXT_CHARS` characters, lines to
 :data:`MAX_LINE_CHARS`.
 
-**Phrase matching** (``core/user_match.py``): exact on a key that ignores case, accents,
+**Phrase matching** (``core/parsing/user_match.py``): exact on a key that ignores case, accents,
 punctuation, markdown, quotes and a leading article, then by containment of a candidate's
 whole phrase; no fuzzy matching.
 
@@ -53,13 +53,13 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from coldbias_tasks.core.answer_text import (
+from coldbias_tasks.core.parsing.answer_text import (
     break_html_lists,
     json_values,
     strip_invisible,
     strip_reasoning,
 )
-from coldbias_tasks.core.user_match import (
+from coldbias_tasks.core.parsing.user_match import (
     BAD,
     BARE_NUMBER,
     HAS_WORD,

@@ -13,7 +13,7 @@ is not taken for the value's; runs with one phrasing per value (version < 4) use
   values' mean shares (share units, in [0, 1]).
 - Pairs: d_u = S[u, a] − S[u, b]; two-sided sign-flip test over the 2^U flips (exact up to
   2^18, smallest p = 2 / 2^U: 1/16 with 5 units), Holm over the category's pairs; the pair's
-  ``value`` = mean of d_u (a :class:`~coldbias_tasks.core.disparity.PairDisparity`).
+  ``value`` = mean of d_u (a :class:`~coldbias_tasks.core.measures.disparity.PairDisparity`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from coldbias_tasks.core.aggregate import arrange
-from coldbias_tasks.core.disparity import PairDisparity, relabellings
-from coldbias_tasks.core.exposure import category_shares
+from coldbias_tasks.core.measures.aggregate import arrange
+from coldbias_tasks.core.measures.disparity import PairDisparity, relabellings
+from coldbias_tasks.core.measures.exposure import category_shares
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
+from coldbias_tasks.core.stats.relabel import holm, min_relabel_p, relabel_p
 from coldbias_tasks.core.vocabulary import ALPHA
 
 __all__ = ["ShareDisparity", "share_disparity"]
@@ -51,7 +51,7 @@ class ShareDisparity:
 
 def _sign_flip(d: np.ndarray) -> tuple[float, float]:
     """(two-sided p, smallest attainable p) of the mean of ``d`` under sign flips per repeat:
-    :func:`~coldbias_tasks.core.stats.relabel_p` with the choices (d_r, −d_r); the mirror
+    :func:`~coldbias_tasks.core.stats.relabel.relabel_p` with the choices (d_r, −d_r); the mirror
     labelling always ties, so the smallest p is twice :func:`min_relabel_p`."""
     rows = [[x, -x] for x in d]
     return relabel_p(rows, two_sided=True), min(1.0, 2 * min_relabel_p([2] * len(rows)))

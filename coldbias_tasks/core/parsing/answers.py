@@ -9,13 +9,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from coldbias_tasks.core.catalog import load_catalog
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.open_answers import record_from_open_answer
-from coldbias_tasks.core.parse import parse_ranking
-from coldbias_tasks.core.parse_users import parse_user_ranking
+from coldbias_tasks.core.parsing.open_answers import record_from_open_answer
+from coldbias_tasks.core.parsing.parse import parse_ranking
+from coldbias_tasks.core.parsing.parse_users import parse_user_ranking
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.vocabulary import OPEN, domain
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
@@ -52,7 +52,8 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
     catalog order, so all repeats (shuffles) of a task share one cached index. The titles are
     matched as the doc's domain declares them (``Domain.title_kind``); an unknown domain raises
     SettingsError. A non-string answer is an empty one. An open task's answer (nothing shown)
-    is grounded instead (:func:`~coldbias_tasks.core.open_answers.record_from_open_answer`)."""
+    is grounded instead
+    (:func:`~coldbias_tasks.core.parsing.open_answers.record_from_open_answer`)."""
     if doc.variant == OPEN:
         return record_from_open_answer(text, doc)
     shown_set, titles, aliases, position = _shown_view(

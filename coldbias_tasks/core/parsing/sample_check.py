@@ -22,9 +22,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from coldbias_tasks.core.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.errors import RecordError
-from coldbias_tasks.core.open_answers import item_code
+from coldbias_tasks.core.parsing.answers import record_from_answer, reverse_record_from_answer
+from coldbias_tasks.core.parsing.open_answers import item_code
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
@@ -81,7 +81,9 @@ def _misfit(record: Record, doc: Doc) -> str | None:
     assert isinstance(record, AnswerRecord) and isinstance(doc, TaskDoc)
     if (record.persona_id, record.repeat) != (doc.persona_id, doc.repeat):
         return f"{record.persona_id} repeat {record.repeat} in a prompt for {doc.persona_id}"
-    is_open = doc.variant == OPEN  # nothing shown: items are grounded keys (core/open_answers)
+    is_open = (
+        doc.variant == OPEN
+    )  # nothing shown: items are grounded keys (core/parsing/open_answers)
     if doc.k < 1 or (not is_open and doc.k > len(doc.shown_ids)):
         return f"k {doc.k} with {len(doc.shown_ids)} items shown"
     if record.k != doc.k:

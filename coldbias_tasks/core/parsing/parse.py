@@ -2,10 +2,10 @@
 entry point, :func:`parse_ranking`.
 
 Model output is untrusted text: :func:`parse_ranking` never raises on any ``str`` and never
-guesses. The answer is cleaned (``core/answer_text.py``: invisible and control characters,
+guesses. The answer is cleaned (``core/parsing/answer_text.py``: invisible and control characters,
 ``<think>…</think>`` blocks, code fences, HTML lists, JSON), split into list entries here, and
-each entry is matched against the catalog's index (``core/catalog_index.py``) by
-``core/title_match.py``: exactly on a normalized key and its derived aliases first, then
+each entry is matched against the catalog's index (``core/parsing/catalog_index.py``) by
+``core/parsing/title_match.py``: exactly on a normalized key and its derived aliases first, then
 fuzzily under guards.
 
 Entries that match nothing are reported in ``out_of_catalog`` when they look like list entries
@@ -19,7 +19,7 @@ their syntax is never an entry. Full-width digits and CJK list markers and quote
 their ASCII forms. Repeats of an already listed item go to ``duplicates``. Parsing stops once
 ``k`` unique items are found. Text inside ``<think>…</think>`` is ignored. Invisible and
 control characters (BOM, zero-width spaces, bidi marks, NUL, ESC…) are removed before anything
-else (:func:`~coldbias_tasks.core.answer_text.strip_invisible`), so they change no item.
+else (:func:`~coldbias_tasks.core.parsing.answer_text.strip_invisible`), so they change no item.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from coldbias_tasks.core.answer_text import (
+from coldbias_tasks.core.parsing.answer_text import (
     break_html_lists,
     has_html_list,
     json_values,
@@ -38,8 +38,8 @@ from coldbias_tasks.core.answer_text import (
     strip_invisible,
     strip_reasoning,
 )
-from coldbias_tasks.core.catalog_index import DIGITS, build_index
-from coldbias_tasks.core.title_match import (
+from coldbias_tasks.core.parsing.catalog_index import DIGITS, build_index
+from coldbias_tasks.core.parsing.title_match import (
     JOINED,
     LEAD_IN,
     MARKDOWN,

@@ -8,9 +8,10 @@ report tables, the leaderboard columns, the task card's metric table and the Eve
 directions (docs/eee.md) all read :func:`declared`.
 
 Adding a metric: compute it (a field or annotated property of
-:class:`~coldbias_tasks.core.aggregate.AnswersSummary`,
-:class:`~coldbias_tasks.core.aggregate.MetricSummary` or
-:class:`~coldbias_tasks.core.reverse.ReverseSummary`), then one entry in ``data/metrics.yaml``
+:class:`~coldbias_tasks.core.measures.aggregate.AnswersSummary`,
+:class:`~coldbias_tasks.core.measures.aggregate.MetricSummary` or
+:class:`~coldbias_tasks.core.measures.reverse.ReverseSummary`), then one entry in
+``data/metrics.yaml``
 (its header lists the keys; checked on import: a path that is no number of the summary is an
 error) and ``python -m coldbias_tasks.lmeval.taskgen``. Code outside the package (a plugin, a
 test) calls :func:`declare` with any function of the summary instead.
@@ -36,9 +37,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.metric_file import metric_entries, sampled_fields
+from coldbias_tasks.core.measures.declarations import metric_entries, sampled_fields
 from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.series import t_interval
+from coldbias_tasks.core.stats.series import t_interval
 from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
 
 __all__ = [
@@ -413,8 +414,8 @@ class _Bounds:
 
 
 def _summary_type(scope: str) -> type:
-    from coldbias_tasks.core.aggregate import AnswersSummary, MetricSummary
-    from coldbias_tasks.core.reverse import ReverseSummary
+    from coldbias_tasks.core.measures.aggregate import AnswersSummary, MetricSummary
+    from coldbias_tasks.core.measures.reverse import ReverseSummary
 
     return {"similarity": MetricSummary, "task": AnswersSummary, "reverse": ReverseSummary}[scope]
 
@@ -489,12 +490,12 @@ def _spec_of(entry: Any, where: str) -> MetricSpec:
     if interval:
         converted["interval"] = _Bounds(*(attrgetter(str(x)) for x in interval))
     if "verdict" in entry:
-        from coldbias_tasks.core.verdicts import RULES
+        from coldbias_tasks.core.measures.verdicts import RULES
 
         if entry["verdict"] not in RULES:
             raise SettingsError(
                 f"{where}: verdict {entry['verdict']!r} is no rule; the rules: {list(RULES)} "
-                "(coldbias_tasks/core/verdicts.py)"
+                "(coldbias_tasks/core/measures/verdicts.py)"
             )
         converted["verdict"] = RULES[entry["verdict"]]
     converted["source"] = str(entry["value"])

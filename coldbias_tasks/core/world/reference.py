@@ -1,13 +1,13 @@
 """Reference lists: the larger lists of real items of a domain that the open protocol grounds
-titles against when the catalog does not hold them (``core/grounding.py``).
+titles against when the catalog does not hold them (``core/parsing/grounding.py``).
 
 A reference list is ``data/reference/<domain>.jsonl`` (one object per line: ``id``, ``title``,
 optional ``year`` and ``artist``, other fields are facts kept for the report) with its source,
 licence and coverage in ``data/reference/sources.json``; ``data/reference/README.md`` says how
 each was derived. A domain without a file has no reference list (None).
 
-Matching reuses the catalog's index and matcher (``core/catalog_index.py``,
-``core/title_match.py``: exact normalised keys, derived aliases, guarded fuzzy) over the
+Matching reuses the catalog's index and matcher (``core/parsing/catalog_index.py``,
+``core/parsing/title_match.py``: exact normalised keys, derived aliases, guarded fuzzy) over the
 reference titles. Titles two entries share (remakes) match only through a stated year, and so
 does a bare title that the list also holds with subtitles ("The Lord of the Rings" beside "The
 Lord of the Rings: The Return of the King": the entry names the series as often as that film).
@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from coldbias_tasks.core.catalog_index import (
+from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.files.jsonl import read_jsonl_objects, read_text
+from coldbias_tasks.core.parsing.catalog_index import (
     ABBREVIATION,
     ANY_PAREN,
     DIGITS,
@@ -35,10 +37,8 @@ from coldbias_tasks.core.catalog_index import (
     is_abbreviation,
     normalized_key,
 )
-from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import read_jsonl_objects, read_text
+from coldbias_tasks.core.parsing.title_match import MARKDOWN, TitleMatcher
 from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.title_match import MARKDOWN, TitleMatcher
 from coldbias_tasks.core.vocabulary import TitleKind
 from coldbias_tasks.core.vocabulary import domain as domain_of
 

@@ -57,10 +57,10 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.catalog import Catalog, load_catalog
-from coldbias_tasks.core.disparity import MDE_POWER, relabellings
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.measures.disparity import MDE_POWER, relabellings
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 
 __all__ = [
     "CATEGORY_FIELDS",

@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from coldbias_tasks.core.catalog_index import normalized_key
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.jsonl import DATA_LIMIT, json_value, read_jsonl_objects, read_text
+from coldbias_tasks.core.files.jsonl import DATA_LIMIT, json_value, read_jsonl_objects, read_text
+from coldbias_tasks.core.parsing.catalog_index import normalized_key
 from coldbias_tasks.core.vocabulary import DOMAINS
 
 __all__ = ["Catalog", "load_catalog", "western_rule"]

@@ -1,5 +1,5 @@
-"""Matching one list entry of an answer against a catalog index (``core/catalog_index.py``);
-:class:`TitleMatcher` is what ``core/parse.py`` calls per entry. Two stages, never a guess:
+"""Matching one list entry of an answer against a catalog index (``core/parsing/catalog_index.py``);
+:class:`TitleMatcher` is what ``core/parsing/parse.py`` calls per entry. Two stages, never a guess:
 
 1. **Exact** on a normalized key, tried on the whole entry, then on forms of it from most to
    least literal: without trailing years / parentheses / commentary, its bold or quoted part,
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from rapidfuzz import fuzz, process
 
-from coldbias_tasks.core.catalog_index import (
+from coldbias_tasks.core.parsing.catalog_index import (
     ABBREVIATION,
     AMBIGUOUS,
     ANY_PAREN,

@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.metrics import SIMILARITIES
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import MAX_EXACT, MC_DRAWS, holm
+from coldbias_tasks.core.similarities.lists import SIMILARITIES
+from coldbias_tasks.core.stats.relabel import MAX_EXACT, MC_DRAWS, holm
 
 __all__ = [
     "PairDisparity",

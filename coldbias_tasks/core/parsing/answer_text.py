@@ -1,5 +1,6 @@
-"""Clean-up of a model's raw answer text, shared by the forward parser (``core/parse.py``) and
-the reverse parser (``core/parse_users.py``): one set of patterns for both.
+"""Clean-up of a model's raw answer text, shared by the forward parser (``core/parsing/parse.py``)
+and
+the reverse parser (``core/parsing/parse_users.py``): one set of patterns for both.
 
 - :func:`strip_invisible`: invisible and control characters a hostile or broken answer may
   carry (a BOM, zero-width spaces, bidi marks, NUL, ESC and colour codes, other C0 / C1

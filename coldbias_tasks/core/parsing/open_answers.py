@@ -1,9 +1,10 @@
 """Open answers (FaiRLLM's protocol: no catalog in the prompt): from free text to an
 :class:`~coldbias_tasks.core.records.AnswerRecord` over grounded keys, and the grounding rates.
 
-An open answer is split into list entries by the catalog parser (``core/parse.py``: numbered
+An open answer is split into list entries by the catalog parser (``core/parsing/parse.py``: numbered
 lists, bullets, JSON, HTML, ``<think>`` blocks, lead-ins, prose) with a matcher that knows the
-domain's catalog and reference list through the grounder (``core/grounding.py``): entries that
+domain's catalog and reference list through the grounder (``core/parsing/grounding.py``): entries
+that
 resolve to a catalog or reference entry are matched (so comma-joined lines split as for the
 catalog task), the other list entries are resolved to their normalised title key. Keys are
 deduplicated (a spelling variant of a listed film is a duplicate), at most k are kept, best
@@ -17,7 +18,7 @@ process); ``keys`` holds the key strings, parallel to ``items``. Two answers sha
 exactly when they share a key. An open record has no shown order (``positions`` empty,
 ``n_shown`` 0); ``n_out_of_catalog`` counts its ungrounded items (known to neither list:
 possibly invented), so the fidelity's ``out_of_catalog_rate`` ("invented or not shown") and the
-degenerate-output check (``core/quality.py``) read invented items as in a catalog task.
+degenerate-output check (``core/measures/quality.py``) read invented items as in a catalog task.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
-from coldbias_tasks.core.parse import parse_ranking
+from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 
 __all__ = [
@@ -87,7 +88,8 @@ class _Titles:
 
 
 class _GroundedMatcher:
-    """A :class:`~coldbias_tasks.core.parse.EntryMatcher` matching entries the grounder resolves
+    """A :class:`~coldbias_tasks.core.parsing.parse.EntryMatcher` matching entries the grounder
+    resolves
     to the catalog or the reference list (index: the order found; one index per key)."""
 
     def __init__(self, grounder: _Grounder) -> None:
@@ -111,7 +113,8 @@ def record_from_open_answer(
     text: Any, doc: TaskDoc, grounder: _Grounder | None = None
 ) -> AnswerRecord:
     """Parse an open task's answer and ground its entries (``grounder``: default the domain's,
-    :func:`coldbias_tasks.core.grounding.grounder` over the task's catalog). A non-string answer
+    :func:`coldbias_tasks.core.parsing.grounding.grounder` over the task's catalog). A non-string
+    answer
     is an empty one. Entries the grounder rejects (no title left) are not counted: ``n_entries``
     = items + duplicates (ungrounded items are items, also counted in ``n_out_of_catalog``)."""
     grounder = grounder or _domain_grounder(doc.domain, doc.catalog, doc.catalog_sha256)
@@ -157,9 +160,9 @@ def record_from_open_answer(
 @lru_cache(maxsize=8)
 def _domain_grounder(domain: str, catalog_name: str, sha256: str) -> _Grounder:
     """The grounder of a task's domain over its catalog (built once per catalog)."""
-    from coldbias_tasks.core.catalog import load_catalog
     from coldbias_tasks.core.errors import CatalogError
-    from coldbias_tasks.core.grounding import grounder
+    from coldbias_tasks.core.parsing.grounding import grounder
+    from coldbias_tasks.core.world.catalog import load_catalog
 
     catalog = load_catalog(catalog_name)
     if catalog.sha256 != sha256:

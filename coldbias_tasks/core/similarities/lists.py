@@ -1,5 +1,5 @@
 """Ranked-list similarities IOU, SERP and PRAG (docs/measurement.md §1); a divergence is
-1 − similarity (``core/aggregate.py``; the lm-eval keys ``iou_divergence`` …).
+1 − similarity (``core/measures/aggregate.py``; the lm-eval keys ``iou_divergence`` …).
 
 All functions take an attribute list ``a`` and the neutral list ``n``: sequences of hashable
 item ids, best first. Repeated ids are ignored after their first occurrence. Ranks are 1-based

@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from coldbias_tasks.core.determinism import replicates_identical, withheld
-from coldbias_tasks.core.disparity import PhrasingDisparity, disparity
-from coldbias_tasks.core.diversity import DiversitySummary, task_diversity
-from coldbias_tasks.core.metrics import SIMILARITIES
-from coldbias_tasks.core.open_answers import Grounding, grounding
+from coldbias_tasks.core.measures.determinism import replicates_identical, withheld
+from coldbias_tasks.core.measures.disparity import PhrasingDisparity, disparity
+from coldbias_tasks.core.measures.diversity import DiversitySummary, task_diversity
+from coldbias_tasks.core.parsing.open_answers import Grounding, grounding
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.series import mean_by_repeat
-from coldbias_tasks.core.stats import holm, min_relabel_p, relabel_p
+from coldbias_tasks.core.similarities.lists import SIMILARITIES
+from coldbias_tasks.core.stats.relabel import holm, min_relabel_p, relabel_p
+from coldbias_tasks.core.stats.series import mean_by_repeat
 from coldbias_tasks.core.vocabulary import (
     ALPHA,
     NEUTRAL_ID,
@@ -269,7 +269,8 @@ class MetricSummary:
     ``min_group_p``: the group test's smallest p. ``underpowered``: no value can be flagged at
     α with these settings (``min_adjusted_p`` > α, or no replicates). ``disparity``: the
     headline, the disparity between the values controlled for phrasing
-    (:mod:`coldbias_tasks.core.disparity`). ``withheld``: why excess, tests and verdicts are
+    (:mod:`coldbias_tasks.core.measures.disparity`). ``withheld``: why excess, tests and verdicts
+    are
     NaN (deterministic answers, :mod:`.determinism`), else "". Since task version 4.0 the
     "values" of the per-value statistics are sentences (a value in one phrasing).
     """

@@ -3,9 +3,10 @@
 Each listed title resolves to the first level that knows it:
 
 1. ``catalog``: the domain's catalog item (the forward parser's matcher,
-   ``core/title_match.TitleMatcher`` over ``core/catalog_index.build_index``), key ``c:<row>``;
+   ``core/parsing/title_match.TitleMatcher`` over ``core/parsing/catalog_index.build_index``), key
+   ``c:<row>``;
 2. ``reference``: an entry of the domain's larger reference list shipped as facts in
-   ``data/reference/`` (``core/reference.py``), key ``r:<reference id>``;
+   ``data/reference/`` (``core/world/reference.py``), key ``r:<reference id>``;
 3. ``title``: the entry's normalised title key (:func:`title_key`, FaiRLLM's clean-up:
    lower-case, quotes and brackets removed, text after " - " cut), key ``t:<key>``, so that
    divergences between two lists stay defined for titles no list knows (possibly invented).
@@ -28,18 +29,18 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from coldbias_tasks.core.answer_text import strip_invisible
-from coldbias_tasks.core.catalog import Catalog
-from coldbias_tasks.core.catalog_index import (
+from coldbias_tasks.core.parsing.answer_text import strip_invisible
+from coldbias_tasks.core.parsing.catalog_index import (
     ABBREVIATION,
     TRAILING_PAREN,
     build_index,
     normalized_key,
 )
-from coldbias_tasks.core.reference import YEAR_TOLERANCE, Reference, load_reference
-from coldbias_tasks.core.title_match import MARKDOWN, PROSE_START, TitleMatcher
-from coldbias_tasks.core.title_match import _artists_agree as artists_agree
+from coldbias_tasks.core.parsing.title_match import MARKDOWN, PROSE_START, TitleMatcher
+from coldbias_tasks.core.parsing.title_match import _artists_agree as artists_agree
 from coldbias_tasks.core.vocabulary import domain as domain_of
+from coldbias_tasks.core.world.catalog import Catalog
+from coldbias_tasks.core.world.reference import YEAR_TOLERANCE, Reference, load_reference
 
 __all__ = [
     "YEAR_TOLERANCE",

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from coldbias_tasks.core.metric_file import sampled_fields
+from coldbias_tasks.core.measures.declarations import sampled_fields
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
 
@@ -67,9 +67,10 @@ def replicates_identical(records: Iterable[AnswerRecord]) -> bool:
 
 
 def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
-    """A metric summary (:class:`~coldbias_tasks.core.aggregate.MetricSummary`) without the
+    """A metric summary (:class:`~coldbias_tasks.core.measures.aggregate.MetricSummary`) without the
     quantities that assume sampling: those declared with ``sampling``
-    (:func:`~coldbias_tasks.core.metric_file.sampled_fields`: excess, group p, flagged share),
+    (:func:`~coldbias_tasks.core.measures.declarations.sampled_fields`: excess, group p, flagged
+    share),
     and every value's excess, p-values and flag become NaN / not flagged; ``withheld`` carries
     ``reason``. The headline (the disparity between values controlled for phrasing) stays: its
     test relabels sentences, not samples, and holds for deterministic answers too."""

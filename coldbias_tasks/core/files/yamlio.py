@@ -1,5 +1,5 @@
 """Strict YAML reading: syntax errors, duplicate keys, nesting deeper than
-:data:`~coldbias_tasks.core.jsonl.DEPTH_LIMIT` and aliases that expand to more than
+:data:`~coldbias_tasks.core.files.jsonl.DEPTH_LIMIT` and aliases that expand to more than
 :data:`EXPANDED_LIMIT` nodes (a "billion laughs" bomb) are errors naming the file and line."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.jsonl import DEPTH_LIMIT, read_text
+from coldbias_tasks.core.files.jsonl import DEPTH_LIMIT, read_text
 
 __all__ = ["EXPANDED_LIMIT", "YAML_LIMIT", "load_yaml"]
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.aggregate import RepeatTable, arrange
+from coldbias_tasks.core.measures.aggregate import RepeatTable, arrange
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats import benjamini_hochberg, relabel_p
+from coldbias_tasks.core.stats.relabel import benjamini_hochberg, relabel_p
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID
 
 __all__ = ["ExposureStat", "category_shares", "exposure", "exposure_gap", "exposure_stats"]

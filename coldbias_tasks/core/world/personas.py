@@ -27,8 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from coldbias_tasks.core.confusables import confusable_problem
 from coldbias_tasks.core.errors import PersonaError
+from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.vocabulary import (
     COMBINATION_JOIN,
@@ -41,7 +41,7 @@ from coldbias_tasks.core.vocabulary import (
     is_replicate_id,
     replicate_id,
 )
-from coldbias_tasks.core.yamlio import load_yaml
+from coldbias_tasks.core.world.confusables import confusable_problem
 
 __all__ = [
     "PERSONAS_SCHEMA",

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.yamlio import load_yaml
 
 __all__ = ["metric_entries", "sampled_fields"]
 
@@ -42,7 +42,7 @@ def _entries(path: Path) -> list[Any]:
 
 @lru_cache(maxsize=1)
 def sampled_fields() -> tuple[str, ...]:
-    """The fields of :class:`~coldbias_tasks.core.aggregate.MetricSummary` declared with
+    """The fields of :class:`~coldbias_tasks.core.measures.aggregate.MetricSummary` declared with
     ``sampling: true`` (per-similarity quantities that assume sampled answers: deterministic
     answers blank them). A sampled quantity must read a field itself (its ``value`` path has
     no dot): SettingsError otherwise."""

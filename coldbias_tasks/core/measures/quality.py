@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from coldbias_tasks.core.aggregate import Fidelity, MetricSummary, Positions
-from coldbias_tasks.core.reverse import ReverseSummary
+from coldbias_tasks.core.measures.aggregate import Fidelity, MetricSummary, Positions
+from coldbias_tasks.core.measures.reverse import ReverseSummary
 
 __all__ = [
     "DEGENERATE_MESSAGE",

@@ -1,5 +1,5 @@
 """Catalog index and title normalization of the forward parser: the exact-match keys of a
-catalog, built once per catalog and cached (matching itself is ``core/title_match.py``).
+catalog, built once per catalog and cached (matching itself is ``core/parsing/title_match.py``).
 
 **Keys.** :func:`normalize` folds case, accents, punctuation and apostrophes, drops a leading
 article (and a trailing ", The"), reads roman numerals II–IX as digits; :func:`normalized_key`

@@ -1,7 +1,8 @@
 """The verdicts: one sentence per test outcome, shown in the report and named by the
-quantities of :mod:`coldbias_tasks.core.metric_specs` (``verdict`` in ``data/metrics.yaml``).
+quantities of :mod:`coldbias_tasks.core.measures.registry` (``verdict`` in ``data/metrics.yaml``).
 
-Each rule reads one :class:`~coldbias_tasks.core.aggregate.MetricSummary` (one similarity of
+Each rule reads one :class:`~coldbias_tasks.core.measures.aggregate.MetricSummary` (one similarity
+of
 one task) and says what its test found at the task's α, including why there is no answer
 (withheld for deterministic answers, n/a with the reason).
 """
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from coldbias_tasks.core.aggregate import MetricSummary
-    from coldbias_tasks.core.disparity import PhrasingDisparity
+    from coldbias_tasks.core.measures.aggregate import MetricSummary
+    from coldbias_tasks.core.measures.disparity import PhrasingDisparity
 
 __all__ = ["RULES", "disparity_verdict", "group_verdict", "value_verdict"]
 

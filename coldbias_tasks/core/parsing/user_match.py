@@ -1,5 +1,5 @@
 """Matching one entry of a reverse-task answer against the candidate users shown in the prompt:
-by number, by phrase, or both (the parser around it is ``core/parse_users.py``).
+by number, by phrase, or both (the parser around it is ``core/parsing/parse_users.py``).
 
 **Phrase matching**, on a key that ignores case, accents (but not Japanese voicing marks),
 punctuation, markdown, quotes and a leading article (a/an/the, un/une/le/la/l'/les, der/die/das,

@@ -1,0 +1,1 @@
+"""Bounded readers of the project's files (JSON lines, YAML)."""

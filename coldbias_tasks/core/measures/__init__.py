@@ -1,0 +1,1 @@
+"""The measures of a task's answers and their declarations."""

@@ -1,0 +1,1 @@
+"""Model output to answer records: clean-up, splitting, matching, grounding, the one check."""

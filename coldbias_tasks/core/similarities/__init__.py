@@ -1,0 +1,1 @@
+"""Ranked-list similarities."""

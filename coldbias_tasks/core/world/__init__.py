@@ -1,0 +1,1 @@
+"""The world the tasks describe: catalogs, personas, reference lists."""
