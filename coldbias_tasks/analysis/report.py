@@ -142,7 +142,9 @@ def analyze(
         for task in sorted(model.tasks.values(), key=task_order):
             s = summarize_task(task)
             stats, notes, between = _exposure(task, exposure_fields)
-            reports.append(TaskReport(s.task, s.summary, s.series, model, stats, notes, between))
+            reports.append(
+                TaskReport(s.task, s.summary, s.series, s.result, model, stats, notes, between)
+            )
     return reports
 
 

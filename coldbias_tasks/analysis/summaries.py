@@ -7,14 +7,13 @@ tables (:mod:`.robustness`) all read a :class:`TaskSummary`, built once per task
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from coldbias_tasks.analysis.run_data import TaskData
-from coldbias_tasks.core.measures.aggregate import AnswersSummary, summarize_answers
-from coldbias_tasks.core.measures.disparity import PhrasingDisparity
-from coldbias_tasks.core.measures.diversity import DiversitySummary
+from coldbias_tasks.core.measures.aggregate import AnswersSummary
 from coldbias_tasks.core.measures.quality import degenerate_reasons, placebo_reacts
 from coldbias_tasks.core.measures.registry import EXCESS, MetricSpec, declared
+from coldbias_tasks.core.result import TaskResult, task_result
 from coldbias_tasks.core.stats.series import Series
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
@@ -44,6 +43,8 @@ class TaskSummary:
     task: TaskData
     summary: AnswersSummary
     series: dict[tuple[str, str], Series]
+    #: the task's result, the object lm-eval's numbers come from (``summary`` is its summary)
+    result: TaskResult
 
     def value(self, metric: str, quantity: MetricSpec) -> float:
         """The task figure of ``quantity`` (e.g. ``DISPARITY``) for similarity ``metric``."""
@@ -70,29 +71,25 @@ class TaskSummary:
 
 
 def summarize_task(task: TaskData) -> TaskSummary:
-    """The task's summary (:func:`~coldbias_tasks.core.measures.aggregate.summarize_answers` of its
-    answers) and the series of every metric and kind. The placebo task has no headline and no
-    diversity contrast: its sentences are controls, not values of one attribute (lm-eval reports
-    neither for it)."""
-    summary = summarize_answers(
-        task.records, catalog=task.catalog, catalog_sha256=task.catalog_sha256
+    """The task's result (:func:`~coldbias_tasks.core.result.task_result` of its answers, the
+    computation lm-eval's aggregations make) and the series of every metric and kind. The
+    placebo task has no headline and no diversity contrast: its sentences are controls, not
+    values of one attribute (runs before task version 4.2 do not say so in their records)."""
+    result = task_result(
+        task.records,
+        control=True if task.group == PLACEBO_GROUP else None,
+        variant=task.variant,
+        catalog=task.catalog,
+        catalog_sha256=task.catalog_sha256,
     )
-    if task.group == PLACEBO_GROUP:  # control sentences are not values of one attribute
-        summary = replace(
-            summary,
-            metrics={
-                m: replace(ms, disparity=PhrasingDisparity(alpha=ms.alpha))
-                for m, ms in summary.metrics.items()
-            },
-            diversity=DiversitySummary(note="control sentences, not values of one attribute"),
-        )
+    summary: AnswersSummary = result.summary  # type: ignore[assignment]
     series = {
         (m, q.name): q.series_of(ms)
         for m, ms in summary.metrics.items()
         for q in declared("similarity")
         if q.series is not None
     }
-    return TaskSummary(task, summary, series)
+    return TaskSummary(task, summary, series, result)
 
 
 def placebo_flag(placebo: TaskSummary, metric: str = "iou") -> bool:

@@ -12,7 +12,8 @@
 Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema 1 (runs made
 before the key existed; schema 2 adds ``alpha``; schema 3, task version 4.0, ``value`` and
 ``phrasing``: a value's answers in its matched phrasings; an optional ``catalog``, the item
-ids' catalog, read as "" when absent). A malformed document or payload
+ids' catalog, read as "" when absent; schema 4, task version 4.2, ``control``: the answer
+belongs to a control group's task). A malformed document or payload
 raises :class:`RecordError`.
 """
 
@@ -27,9 +28,9 @@ from coldbias_tasks.core.errors import RecordError
 __all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "ReverseDoc", "TaskDoc", "UserRankRecord"]
 
 #: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
-PAYLOAD_SCHEMA = 3
+PAYLOAD_SCHEMA = 4
 #: Schemas :meth:`AnswerRecord.from_payload` reads.
-_KNOWN_SCHEMAS = (1, 2, 3)
+_KNOWN_SCHEMAS = (1, 2, 3, 4)
 #: Test level when a payload does not carry one (schema 1).
 _DEFAULT_ALPHA = 0.05
 
@@ -200,6 +201,9 @@ class AnswerRecord:
     #: in payloads written before it was carried (diversity then has no labels)
     catalog: str = field(default="", compare=False)
     keys: tuple[str, ...] = field(default=(), compare=False)
+    #: the answer belongs to a control group's task (:attr:`TaskDoc.control_task`: its
+    #: sentences are controls, not values of one attribute); False in payloads of schema < 4
+    control: bool = False
 
     def __post_init__(self) -> None:
         if not self.value:
@@ -245,6 +249,9 @@ class AnswerRecord:
         catalog = payload.get("catalog", "")
         if not isinstance(catalog, str):
             raise RecordError(f"field 'catalog' must be text, got {catalog!r}")
+        control = payload.get("control", False)
+        if not isinstance(control, bool):
+            raise RecordError(f"field 'control' must be true or false, got {control!r}")
         return cls(
             persona_id=payload["persona_id"],
             repeat=_int(payload["repeat"], "repeat"),
@@ -258,6 +265,7 @@ class AnswerRecord:
             value=value,
             catalog=catalog,
             keys=_keys(payload.get("keys", ()), len(payload["items"])),
+            control=control,
             **counts,
         )
 

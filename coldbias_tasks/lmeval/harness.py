@@ -28,16 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coldbias_tasks.core.errors import RecordError, SettingsError
-from coldbias_tasks.core.measures.aggregate import AnswersSummary, summarize_answers
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.measures.registry import LmMetric, lm_metrics
-from coldbias_tasks.core.measures.reverse import ReverseSummary, summarize_reverse
 from coldbias_tasks.core.parsing.sample_check import answer_id, check_answer
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
-from coldbias_tasks.core.vocabulary import (
-    ANSWER_KEY,
-    OPEN,
-)
+from coldbias_tasks.core.result import TaskResult, task_metrics, task_result
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, OPEN
 from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = [
@@ -80,16 +76,6 @@ def parse_filter(resps: Sequence[Any], docs: Sequence[Any]) -> list[Any]:
     )
 
 
-def task_metrics(control: bool = False, variant: str = "plain") -> dict[str, LmMetric]:
-    """The forward metrics of one task (its YAML's ``metric_list``): a control group's own
-    task drops those without ``controls``; an open task (no catalog shown) has the grounding
-    metrics and none of the catalog-only ones, a catalog task none of the open-only ones
-    (``MetricSpec.protocol``, declared in data/metrics.yaml)."""
-    dropped = "catalog" if variant == OPEN else "open"
-    listed = lm_metrics(control=control)
-    return {key: m for key, m in listed.items() if m.spec.protocol != dropped}
-
-
 def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     """The answer's record once, under :data:`ANSWER_KEY`, and its short id under every metric
     of the task (see :func:`answer_record`)."""
@@ -106,47 +92,49 @@ def answer_record(doc: Mapping[str, Any], results: Sequence[Any], reverse: bool)
     which its aggregation uses to find the task's summary."""
     record, _ = check_answer(results[0] if results else "", doc, reverse)
     payload = record.to_payload()
-    control = bool(doc.get("control_task"))
-    listed = (
-        lm_metrics(reverse=True, control=control)
-        if reverse
-        else task_metrics(control, str(doc.get("variant", "plain")))
-    )
+    listed = task_metrics(bool(doc.get("control_task")), str(doc.get("variant", "plain")), reverse)
     return {ANSWER_KEY: payload, **dict.fromkeys(listed, answer_id(payload))}
 
 
-# --- the task's summary, computed once from its answer records --------------------------------
-# lm-eval aggregates metric by metric in the order process_results returned them: ANSWER_KEY
-# first, whose aggregation (:func:`aggregate_answers`) receives the task's payloads (gathered
-# from every rank), computes the summary and stores it under the payloads' ids; each metric's
-# aggregation then receives the same ids, in the same order, and reads the summary back. The
-# store holds summaries only and forgets the oldest beyond _STORE_SIZE tasks.
+# --- the task's result, computed once from its answer records ---------------------------------
+# The one documented adapter between lm-eval and :func:`coldbias_tasks.core.result.task_result`.
+# lm-eval aggregates metric by metric, each aggregation seeing only that metric's per-sample
+# values, in the order process_results returned them: ANSWER_KEY first, whose aggregation
+# (:func:`aggregate_answers`) receives the task's payloads (gathered from every rank), computes
+# the task's result and keeps it under the payloads' ids; each metric's aggregation then receives
+# the same ids, in the same order, and reads its number from that result. The store holds results
+# only and forgets the oldest beyond _STORE_SIZE tasks.
 
-_STORE: dict[tuple[bool, tuple[str, ...]], Any] = {}
-#: Tasks whose summary the store keeps (lm-eval aggregates one task's metrics in a row).
+_STORE: dict[tuple[str, ...], TaskResult] = {}
+#: Tasks whose result the store keeps (lm-eval aggregates one task's metrics in a row).
 _STORE_SIZE = 32
 
 
-def _is_reverse(payloads: Sequence[Mapping[str, Any]]) -> bool:
-    return bool(payloads) and payloads[0].get("kind") == "reverse"
+def _records(payloads: Sequence[Mapping[str, Any]]) -> list[AnswerRecord] | list[UserRankRecord]:
+    if payloads and payloads[0].get("kind") == "reverse":
+        return [UserRankRecord.from_payload(p) for p in payloads]
+    return [AnswerRecord.from_payload(p) for p in payloads]
 
 
-def _store(reverse: bool, payloads: Sequence[Mapping[str, Any]]) -> Any:
-    """The task summary of ``payloads`` (forward or ``reverse``), computed once and stored."""
-    key = (reverse, tuple(answer_id(p) for p in payloads))
+def _store(payloads: Sequence[Mapping[str, Any]]) -> TaskResult:
+    """The result of the task whose answers are ``payloads``, computed once and kept."""
+    key = tuple(answer_id(p) for p in payloads)
     if key not in _STORE:
         while len(_STORE) >= _STORE_SIZE:
             _STORE.pop(next(iter(_STORE)))
-        _STORE[key] = _summarize_reverse(payloads) if reverse else _answers_summary(payloads)
+        result = task_result(_records(payloads))
+        if result.kind == "forward" and result.summary.deterministic:  # type: ignore[union-attr]
+            log.warning("coldbias: %s", DETERMINISTIC_MESSAGE)  # excess, tests: NaN; say why
+        _STORE[key] = result
     return _STORE[key]
 
 
-def _stored(reverse: bool, values: Sequence[Any], name: str) -> Any:
-    """The summary of a task from what lm-eval passes to an aggregation: its answers' short
-    ids (the summary :func:`aggregate_answers` stored) or, from a direct call, its payloads."""
+def _stored(values: Sequence[Any], name: str) -> TaskResult:
+    """The result of a task from what lm-eval passes to an aggregation: its answers' short ids
+    (the result :func:`aggregate_answers` kept) or, from a direct call, its payloads."""
     if not all(isinstance(v, str) for v in values):
-        return _store(reverse, values)
-    found = _STORE.get((reverse, tuple(values)))
+        return _store(values)
+    found = _STORE.get(tuple(values))
     if found is None:
         raise RecordError(
             f"coldbias aggregation {name}: no answer records were aggregated for its "
@@ -159,21 +147,10 @@ def _stored(reverse: bool, values: Sequence[Any], name: str) -> Any:
 
 
 def aggregate_answers(payloads: Sequence[Mapping[str, Any]]) -> int:
-    """Aggregation of :data:`ANSWER_KEY`: computes (and stores) the task's summary from its
+    """Aggregation of :data:`ANSWER_KEY`: computes (and keeps) the task's result from its
     answer records, for its metrics' aggregations; the value is the number of answers."""
-    _store(_is_reverse(payloads), payloads)
+    _store(payloads)
     return len(payloads)
-
-
-def _answers_summary(payloads: Sequence[Mapping[str, Any]]) -> AnswersSummary:
-    summary = summarize_answers(map(AnswerRecord.from_payload, payloads))
-    if summary.deterministic:  # excess, tests and flagged shares are NaN: say why, once per task
-        log.warning("coldbias: %s", DETERMINISTIC_MESSAGE)
-    return summary
-
-
-def _summarize_reverse(payloads: Sequence[Mapping[str, Any]]) -> ReverseSummary:
-    return summarize_reverse(map(UserRankRecord.from_payload, payloads))
 
 
 # --- aggregations: one named function per metric key ------------------------------------------
@@ -184,14 +161,13 @@ def _summarize_reverse(payloads: Sequence[Mapping[str, Any]]) -> ReverseSummary:
 
 
 def aggregation(metric: LmMetric) -> Callable[[Sequence[Any]], float | str]:
-    """The lm-eval aggregation ``agg_<key>`` of ``metric``: its number from the task's summary
-    (forward or reverse, by the metric's scope; computed once for all of the task's metrics).
+    """The lm-eval aggregation ``agg_<key>`` of ``metric``: its number from the task's result
+    (computed once for all of the task's metrics).
     It receives the task's answer ids (from lm-eval) or payloads (a direct call)."""
-    reverse = metric.spec.scope == "reverse"
     name = f"agg_{metric.key}"
 
     def aggregate(values: Sequence[Any]) -> float | str:
-        return metric.compute(_stored(reverse, values, name))
+        return metric.compute(_stored(values, name).summary)
 
     aggregate.__name__ = aggregate.__qualname__ = name
     aggregate.__module__ = __name__
@@ -204,7 +180,7 @@ _TABLES: dict[str, Callable[[], dict[str, LmMetric]]] = {
     "METRICS": task_metrics,
     "CONTROL_METRICS": lambda: task_metrics(control=True),
     "OPEN_METRICS": lambda: task_metrics(variant=OPEN),
-    "REVERSE_METRICS": lambda: lm_metrics(reverse=True),
+    "REVERSE_METRICS": lambda: task_metrics(reverse=True),
 }
 
 
