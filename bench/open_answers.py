@@ -23,8 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env
+from coldbias_tasks.core.world.domains import domains
 
-NOUNS = {"movie": "movies", "music": "songs", "college": "universities"}
+#: The package's domains, by their English plural (data/domains/<name>.yaml).
+NOUNS = {name: spec.noun for name, spec in domains(extra=False).items()}
 #: Persona sentences (neutral first), as FaiRLLM phrases a user.
 PERSONAS = (
     "",
@@ -59,7 +61,7 @@ def prompts(topics: bool = False) -> list[dict[str, str]]:
             what = f"{noun} {TOPICS[domain][n]}" if topics else noun
             text = f"{persona} Please recommend {K} {what}. Answer with one title per line."
             text = text.strip()
-            if domain == "music":
+            if domains()[domain].title_kind == "song":
                 text = text.replace("one title per line", "one song per line (title and artist)")
             out.append({"domain": domain, "persona": persona, "prompt": text})
     return out

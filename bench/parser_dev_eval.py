@@ -34,7 +34,7 @@ from rapidfuzz import fuzz, process, utils
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.core.parsing.parse import parse_ranking
-from coldbias_tasks.core.vocabulary import DOMAINS as DOMAIN_SPECS
+from coldbias_tasks.core.world.domains import domain as domain_spec
 
 DOMAINS = ("movie", "music", "college")
 K = 20
@@ -97,7 +97,7 @@ def baseline(text: str, catalog: Sequence[str]) -> list[int]:
 
 def parser(text: str, catalog: Sequence[str], domain: str) -> list[int]:
     """coldbias' parser, told the domain's declared title kind."""
-    return list(parse_ranking(text, catalog, K, kind=DOMAIN_SPECS[domain].title_kind).items)
+    return list(parse_ranking(text, catalog, K, kind=domain_spec(domain).title_kind).items)
 
 
 def score(pairs: list[tuple[list[int], list[int]]]) -> dict[str, float | int]:

@@ -24,8 +24,8 @@ from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.parsing import parse, title_match
 from coldbias_tasks.core.parsing.catalog_index import clear_caches, normalized_key
-from coldbias_tasks.core.vocabulary import TitleKind
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import TitleKind
 from tests.parse_cases import KINDS
 
 #: The hand-written cases (the data files tests/parse_cases.py loads for the tests).

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.files.yamlio import load_yaml
-from coldbias_tasks.core.vocabulary import DOMAINS, TitleKind
+from coldbias_tasks.core.world.domains import TitleKind, domains
 
 #: The folder of the case data files.
 DATA = Path(__file__).resolve().parent / "data" / "parse_cases"
@@ -103,7 +103,7 @@ KINDS: dict[str, TitleKind] = {
     "user_colleges": "institution",
     "user_songs": "song",
     "user_films": "work",
-    **{name: d.title_kind for name, d in DOMAINS.items()},
+    **{name: d.title_kind for name, d in domains().items()},
 }
 CASES = load_cases("cases")
 EXTRA_CASES = load_cases("extra_cases")

@@ -1,16 +1,12 @@
-"""The layering is real: imports only go downward, no cycles, computing never renders, and a
-new domain needs only data plus one vocabulary entry."""
+"""The layering is real: imports only go downward, no cycles, computing never renders (a new
+domain needs only data files: tests/test_domains.py)."""
 
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
-import pytest
-
 import coldbias_tasks
-from coldbias_tasks.core import vocabulary
 
 PACKAGE = Path(coldbias_tasks.__file__).resolve().parent
 #: layer → layers it may import (besides itself and the package root's ``__version__``)
@@ -117,43 +113,3 @@ def test_core_and_analysis_never_import_lm_eval_or_plotting() -> None:
         text = path.read_text(encoding="utf-8")
         for heavy in ("import lm_eval", "from lm_eval", "matplotlib"):
             assert heavy not in text, f"{module} uses {heavy}"
-
-
-@pytest.fixture
-def toy_domain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fourth domain "book": a catalog file and one vocabulary entry, nothing else."""
-    catalog = tmp_path / "book.jsonl"
-    rows = [{"id": f"book-{i:03d}", "title": f"Book Number {i}"} for i in range(30)]
-    catalog.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    book = vocabulary.Domain(
-        "book", "books", "book title", "title", {"id": str, "title": str}, catalog_file=catalog
-    )
-    monkeypatch.setitem(vocabulary.DOMAINS, "book", book)
-    return tmp_path
-
-
-def test_a_new_domain_is_data_plus_one_vocabulary_entry(toy_domain: Path) -> None:
-    """Generate its tasks, run them through lm-eval with the synthetic recommender, report."""
-    import shutil
-
-    from coldbias_tasks.app.commands import build_report
-    from coldbias_tasks.core.resources import tasks_dir
-    from coldbias_tasks.lmeval import taskgen
-    from tests.synthetic import SyntheticRecommender, run_synthetic
-
-    tasks = toy_domain / "tasks"
-    shutil.copytree(tasks_dir() / "templates", tasks / "templates")
-    written = {p.relative_to(tasks).as_posix() for p in taskgen.write(tasks)}
-    assert "book/coldbias_book_gender.yaml" in written
-    assert "groups/coldbias_book.yaml" in written
-    assert "book/coldbias_book_context_gender.yaml" not in written  # no context phrase for books
-    meta = {"coldbias_n_items": 20, "coldbias_k": 4, "coldbias_repeats": 2}
-    out = toy_domain / "run"
-    results = run_synthetic(
-        SyntheticRecommender(seed=1), ["coldbias_book"], meta, out, include_path=tasks
-    )
-    assert 0.0 <= results["groups"]["coldbias_book"]["iou_divergence,ranked"] <= 1.0
-    report = build_report(out, toy_domain / "report")
-    assert {r.task.domain for r in report.reports} == {"book"}
-    prompt = results["samples"]["coldbias_book_gender"][0]["doc"]["prompt"]
-    assert "catalog of 20 books" in prompt and "Book Number" in prompt

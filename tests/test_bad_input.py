@@ -162,9 +162,14 @@ def test_user_persona_file_through_taskgen_and_lm_eval(tmp_path: Path) -> None:
     # without the file in --metadata the group is unknown, and the error says where to add it
     with pytest.raises(PersonaError, match="diet"):
         build_docs("movie", "diet", "plain", SMALL)
-    # a user file without a context phrase: the context variant says what to add, and where
-    with pytest.raises(PersonaError, match=f"context: {{movie: ...}}` to {personas}"):
-        build_docs("movie", "diet", "context", meta)
+    # a user file without a context phrase: the context variant adds the domain file's
+    docs = build_docs("movie", "diet", "context", meta)
+    assert docs[-1].user.endswith(". I am an action movie fan.")
+    # ... and its own `context:` replaces the domain's English phrase
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(USER_PERSONAS + "context:\n  movie: a horror fan\n")
+    docs = build_docs("movie", "diet", "context", {**meta, "coldbias_personas": str(mine)})
+    assert docs[0].user == "I am a horror fan."
 
 
 @pytest.mark.parametrize(

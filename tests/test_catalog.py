@@ -15,8 +15,8 @@ from datasets import Dataset, load_dataset
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.parsing.catalog_index import normalized_key
 from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.vocabulary import DOMAINS
 from coldbias_tasks.core.world.catalog import load_catalog, western_rule
+from coldbias_tasks.core.world.domains import domains
 
 # --------------------------------------------------------------------------------------------
 # Vocabularies (data/README.md documents the same lists)
@@ -94,7 +94,7 @@ def _is_alpha2(code: str) -> bool:
 # All built-in catalogs
 
 
-@pytest.mark.parametrize("name", sorted(DOMAINS))
+@pytest.mark.parametrize("name", sorted(domains()))
 def test_builtin_has_500_items_with_unique_ids(name: str) -> None:
     table = _table(name)
     assert len(load_catalog(name)) == len(table) == 500
@@ -102,21 +102,21 @@ def test_builtin_has_500_items_with_unique_ids(name: str) -> None:
     assert all(item_id.startswith(f"{name}-") for item_id in table["id"])
 
 
-@pytest.mark.parametrize("name", sorted(DOMAINS))
+@pytest.mark.parametrize("name", sorted(domains()))
 def test_shown_titles_have_unique_parser_keys(name: str) -> None:
-    title_column = DOMAINS[name].title_column
+    title_column = domains()[name].title_column
     catalog = load_catalog(name)
     assert catalog.titles == tuple(catalog.table[title_column])
     clashes = {k: n for k, n in Counter(map(normalized_key, catalog.titles)).items() if n > 1}
     assert not clashes
 
 
-@pytest.mark.parametrize("name", sorted(DOMAINS))
+@pytest.mark.parametrize("name", sorted(domains()))
 def test_datasets_reads_builtin_file(name: str, tmp_path: Path) -> None:
     path = data_dir() / f"{name}.jsonl"
     ds = load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path))
     assert ds.num_rows == 500
-    assert set(DOMAINS[name].schema) == set(ds.column_names)
+    assert set(domains()[name].schema) == set(ds.column_names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,4 +332,4 @@ def test_unsupported_extension(tmp_path: Path) -> None:
 
 def test_nonexistent_path(tmp_path: Path) -> None:
     message = _error(tmp_path / "missing.csv")
-    assert "neither a built-in" in message and "existing file" in message
+    assert "neither a declared domain" in message and "existing file" in message

@@ -173,20 +173,19 @@ def test_year_rules(tiny, entry: str, key: str) -> None:
     assert got is not None and got.key == key, (entry, got)
 
 
-def test_reference_rejects_bad_files(tmp_path, monkeypatch) -> None:
+def test_reference_rejects_bad_files(tmp_path) -> None:
     from coldbias_tasks.core.world import reference
 
-    (tmp_path / "movie.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
-    monkeypatch.setattr(reference, "reference_dir", lambda: tmp_path)
-    reference.load_reference.cache_clear()
-    try:
-        with pytest.raises(CatalogError, match=r"line 1.*'id' and 'title'"):
-            reference.load_reference("movie")
-        (tmp_path / "movie.jsonl").write_text('{"id": "x", "title": "Heat"}\n', encoding="utf-8")
-        with pytest.raises(CatalogError, match="coverage"):
-            reference.load_reference("movie")
-    finally:
-        reference.load_reference.cache_clear()
+    path = tmp_path / "movie.jsonl"
+    path.write_text('{"id": "x"}\n', encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"line 1.*'id' and 'title'"):
+        reference.read_reference("movie", path)
+    path.write_text('{"id": "x", "title": "Heat"}\n', encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"sources\.json is missing"):
+        reference.read_reference("movie", path)
+    (tmp_path / "sources.json").write_text('{"music": {"coverage": "songs"}}', encoding="utf-8")
+    with pytest.raises(CatalogError, match="no 'coverage' sentence for 'movie'"):
+        reference.read_reference("movie", path)
 
 
 HOSTILE = [

@@ -40,6 +40,7 @@ def test_wheel_ships_tasks_and_data(tmp_path: Path) -> None:
         "coldbias_tasks/tasks/templates/reverse.en.jinja",
         "coldbias_tasks/data/lang/fr.yaml",
         "coldbias_tasks/data/movie.jsonl",
+        "coldbias_tasks/data/domains/movie.yaml",
         "coldbias_tasks/data/personas.yaml",
         "coldbias_tasks/render/static/sort.js",
         "coldbias_tasks/render/static/views.js",

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from coldbias_tasks.core.parsing.catalog_index import build_index, normalize
 from coldbias_tasks.core.parsing.parse import parse_ranking
-from coldbias_tasks.core.vocabulary import TITLE_KINDS, TitleKind
+from coldbias_tasks.core.world.domains import TITLE_KINDS, TitleKind
 from tests.parse_cases import CASES, COLLEGES, KINDS, MOVIES, SONGS, ParseCase
 
 CATALOGS = {"movies": MOVIES, "songs": SONGS, "colleges": COLLEGES}

@@ -178,27 +178,29 @@ def test_title_by_author_catalog_declared_as_works_is_not_split_as_songs() -> No
 def test_a_domain_declares_its_title_kind_and_the_answer_parser_uses_it(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A new "novel" domain (works, the default) parses its answers as works; the built-in
-    domains declare theirs; an unknown kind is refused when the domain is declared."""
-    from coldbias_tasks.core import vocabulary
+    """A new "novel" domain (works) declared in a data folder parses its answers as works; an
+    unknown kind is refused when the domain file is read."""
     from coldbias_tasks.core.parsing.answers import record_from_answer
+    from coldbias_tasks.core.resources import DATA_PATH_ENV
+    from coldbias_tasks.core.world.domains import read_domain
     from coldbias_tasks.lmeval.documents import build_docs
 
-    assert {n: d.title_kind for n, d in vocabulary.DOMAINS.items()} == {
-        "movie": "work",
-        "music": "song",
-        "college": "institution",
-    }
-    catalog = tmp_path / "novel.jsonl"
-    catalog.write_text(
+    (tmp_path / "domains").mkdir()
+    (tmp_path / "novel.jsonl").write_text(
         "".join(json.dumps({"id": f"n{i}", "title": t}) + "\n" for i, t in enumerate(BOOKS)),
         encoding="utf-8",
     )
-    schema = {"id": str, "title": str}
-    novel = vocabulary.Domain("novel", "novels", "novel", "title", schema, catalog_file=catalog)
-    monkeypatch.setitem(vocabulary.DOMAINS, "novel", novel)
+    spec = (
+        "order: 5\ntitle_column: title\ntitle_kind: work\nschema: {id: str, title: str}\n"
+        "nouns: {en: {plural: novels, singular: novel}}\n"
+    )
+    (tmp_path / "domains" / "novel.yaml").write_text(spec, encoding="utf-8")
+    monkeypatch.setenv(DATA_PATH_ENV, str(tmp_path))
     meta = {"coldbias_n_items": 4, "coldbias_k": 3, "coldbias_repeats": 1}
     record = record_from_answer(BOOK_ANSWER, build_docs("novel", "gender", "plain", meta)[0])
     assert record.titles == ("Dracula by Bram Stoker",) and record.n_out_of_catalog == 2
-    with pytest.raises(SettingsError, match=r"domain 'verse': title kind 'poem' is not one of"):
-        vocabulary.Domain("verse", "poems", "poem", "title", schema, title_kind="poem")  # type: ignore[arg-type]
+    verse = tmp_path / "other" / "domains" / "verse.yaml"
+    verse.parent.mkdir(parents=True)
+    verse.write_text(spec.replace("work", "poem"), encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"verse\.yaml: title_kind: title kind 'poem' is not"):
+        read_domain(verse)

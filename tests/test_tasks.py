@@ -18,6 +18,7 @@ from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import (
@@ -71,16 +72,16 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
     explicit = _groups(("attribute", "control"))
     intersections = _groups(("intersection",))
     for variant in ("plain", "context", "mitigation", "open"):
-        for domain in vocabulary.DOMAINS:
+        for domain in domains():
             assert vocabulary.group_name(domain, variant) in manager.all_groups
             for group in explicit + (intersections if variant == "plain" else []):
                 assert vocabulary.task_name(domain, group, variant) in manager.all_subtasks
         assert vocabulary.group_name(None, variant) in manager.all_groups
-    for domain in vocabulary.DOMAINS:
+    for domain in domains():
         for group in config.implicit:
             assert vocabulary.task_name(domain, group, "implicit") in manager.all_subtasks
     assert "coldbias_all" in manager.all_tags
-    for domain in vocabulary.DOMAINS:
+    for domain in domains():
         assert vocabulary.reverse_group_name(domain) in manager.all_groups
         for group in explicit:
             assert vocabulary.reverse_task_name(domain, group) in manager.all_subtasks
@@ -383,7 +384,7 @@ def test_generation_budget_scales_with_k_and_title_length() -> None:
     assert generation_budget(long, 20) % 16 == 0
     # 99 % of complete 20-title answers fit at 3 characters per token, in every domain
     rng = random.Random(0)
-    for domain in vocabulary.DOMAINS:
+    for domain in domains():
         titles = load_catalog(domain).titles
         sizes = sorted(
             len("\n".join(f"{i}. {t}" for i, t in enumerate(rng.sample(titles, 20), start=1)))
@@ -394,7 +395,7 @@ def test_generation_budget_scales_with_k_and_title_length() -> None:
 
 
 def test_domain_yamls_carry_the_default_budget() -> None:
-    for domain in vocabulary.DOMAINS:
+    for domain in domains():
         text = (tasks_dir() / domain / f"_{domain}_yaml").read_text()
         assert f"max_gen_toks: {domain_budget(domain, {})}\n" in text
 

@@ -49,7 +49,8 @@ from coldbias_tasks.core.measures.registry import (
     lm_metrics,
     metric_spec,
 )
-from coldbias_tasks.core.vocabulary import DOMAINS, SIMILARITY_NAMES, VARIANTS
+from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES, VARIANTS
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "DOWN",
@@ -67,7 +68,6 @@ DOWN, UP = "↓", "↑"
 #: the view of the headline columns: the page's default view, the Markdown's first table
 MAIN = "main"
 _VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
-_DOMAIN_ORDER = {d: i for i, d in enumerate(DOMAINS)}
 
 
 @dataclass(frozen=True)
@@ -372,9 +372,10 @@ def _named(part: str, variant: str) -> str:
 
 
 def _domain_slots(data: ModelData) -> Iterable[Slot]:
+    domain_order = {d: i for i, d in enumerate(domains())}
     for dkey, (domain, variant) in data.domain_names.items():
         fields = (("dkey", dkey), ("domain", domain), ("name", _named(domain, variant)))
-        order = (_VARIANT_ORDER.get(variant, 9), _DOMAIN_ORDER.get(domain, 9), dkey)
+        order = (_VARIANT_ORDER.get(variant, 9), domain_order.get(domain, 9), dkey)
         yield Slot(dkey, fields, order, main=variant == "plain")
 
 

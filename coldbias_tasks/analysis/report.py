@@ -31,8 +31,9 @@ from coldbias_tasks.core.measures.registry import EXCESS, ordered, report_values
 from coldbias_tasks.core.measures.verdicts import disparity_verdict, value_verdict
 from coldbias_tasks.core.parsing.open_answers import GROUNDING_FIELD, catalog_items, level_labels
 from coldbias_tasks.core.stats.series import t_interval
-from coldbias_tasks.core.vocabulary import DOMAINS, OPEN, VARIANTS
+from coldbias_tasks.core.vocabulary import OPEN, VARIANTS
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "EXPOSURE_COLUMNS",
@@ -84,7 +85,7 @@ def _exposure(
     the between-values share tests. An open task's catalog fields count its grounded catalog
     items only, and its pseudo field ``grounding`` labels every listed item catalog /
     reference / ungrounded (base rate: the share of the distinct listed items)."""
-    spec = DOMAINS.get(task.domain)
+    spec = domains().get(task.domain)
     wanted = list(fields) if fields else list(spec.exposure_fields if spec else ())
     if not wanted:
         return {}, [], {}
@@ -121,10 +122,11 @@ def _exposure(
 
 
 def task_order(task: TaskData) -> tuple[int, str, int, str, str]:
-    """Domains in :data:`DOMAINS` order; then variant in :data:`VARIANTS` order; then group."""
-    domains = list(DOMAINS)
+    """Domains in display order (``order`` of the domain files); then variant in
+    :data:`VARIANTS` order; then group."""
+    names = list(domains())
     return (
-        domains.index(task.domain) if task.domain in domains else len(domains),
+        names.index(task.domain) if task.domain in names else len(names),
         task.domain,
         VARIANTS.index(task.variant) if task.variant in VARIANTS else len(VARIANTS),
         task.group,

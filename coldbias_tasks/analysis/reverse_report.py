@@ -23,8 +23,8 @@ from coldbias_tasks.core.measures.reverse import (
     ranked_first_most,
     summarize_reverse,
 )
-from coldbias_tasks.core.vocabulary import DOMAINS
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "ReverseReport",
@@ -62,8 +62,10 @@ def analyze_reverse(
     """Summaries of every reverse task of every model (domain order, then group)."""
     out = []
     for model in models:
-        for task in sorted(model.reverse.values(), key=lambda t: (list(DOMAINS).index(t.domain)
-                           if t.domain in DOMAINS else 99, t.group)):  # fmt: skip
+        order = {d: i for i, d in enumerate(domains())}
+        for task in sorted(
+            model.reverse.values(), key=lambda t: (order.get(t.domain, 99), t.group)
+        ):
             out.append(
                 ReverseReport(
                     model,
@@ -148,7 +150,7 @@ def reverse_categories_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
     rows = []
     for rep in reports:
         t = rep.task
-        spec = DOMAINS.get(t.domain)
+        spec = domains().get(t.domain)
         if spec is None:
             continue
         try:

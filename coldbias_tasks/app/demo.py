@@ -36,7 +36,8 @@ from coldbias_tasks.app.models import (
     missing_packages,
     offline_env,
 )
-from coldbias_tasks.core.vocabulary import DOMAINS, task_name
+from coldbias_tasks.core.vocabulary import task_name
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "DEMO_METADATA",
@@ -48,7 +49,8 @@ __all__ = [
     "run_eval_child",
 ]
 
-DEMO_TASKS = [task_name(domain, group) for domain in DOMAINS for group in ("gender", "religion")]
+#: The package's own domains only (the demo runs the package's tasks).
+DEMO_TASKS = [task_name(d, group) for d in domains(extra=False) for group in ("gender", "religion")]
 #: A smoke-size run: 2 repeats with one same-prompt replicate, each value in its first 4
 #: matched phrasings (144 answers; the tasks' defaults, all phrasings and 3 replicates, are for
 #: audits). With 4 phrasings the gender test (2 values: 2³ relabellings) cannot reach α and the

@@ -29,7 +29,6 @@ from coldbias_tasks.core.errors import ModelError, SettingsError
 from coldbias_tasks.core.files.jsonl import DATA_LIMIT, json_object, read_text
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
-    DOMAINS,
     OPEN,
     SERVED_BACKENDS,
     VARIANTS,
@@ -37,6 +36,7 @@ from coldbias_tasks.core.vocabulary import (
     is_coldbias_task,
     parse_task_name,
 )
+from coldbias_tasks.core.world.domains import domains as declared_domains
 from coldbias_tasks.lmeval.documents import domain_budget
 
 __all__ = [
@@ -148,12 +148,13 @@ def _task_domains(tasks: str | None) -> set[str] | None:
     """
     if not tasks:
         return None
+    known = declared_domains()
     domains: set[str] = set()
     for name in (t.strip() for t in tasks.split(",") if t.strip()):
         if not is_coldbias_task(name):
             return None
         domain = parse_task_name(name)[0]
-        domains |= {domain} if domain in DOMAINS else set(DOMAINS)
+        domains |= {domain} if domain in known else set(known)
     return domains
 
 
@@ -200,7 +201,12 @@ def check_task_names(tasks: str | None, folders: Sequence[str]) -> None:
         if not is_coldbias_task(name) or name in known or name.endswith((".yaml", ".yml")):
             continue
         close = difflib.get_close_matches(name, ours, n=5, cutoff=0.5)
-        groups = [g for d in (None, *DOMAINS) for v in VARIANTS if (g := group_name(d, v)) in known]
+        groups = [
+            g
+            for d in (None, *declared_domains())
+            for v in VARIANTS
+            if (g := group_name(d, v)) in known
+        ]
         raise SettingsError(
             f"--tasks: {name!r} is not a coldbias task. "
             + (f"Closest: {', '.join(close)}. " if close else "")

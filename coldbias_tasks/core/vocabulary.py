@@ -1,25 +1,17 @@
-"""The project's names, in one place: domains, variants, metrics, task names, ids, thresholds.
+"""The project's names, in one place: variants, metrics, task names, ids, thresholds.
 
-Adding a domain is a catalog file in ``data/`` plus one :class:`Domain` entry in
-:data:`DOMAINS` (then ``python -m coldbias_tasks.lmeval.taskgen`` writes its task YAMLs).
-Attribute groups are data (``data/personas.yaml``), not names declared here.
+Domains are data (``data/domains/<name>.yaml``, read by :mod:`coldbias_tasks.core.world.domains`),
+and so are attribute groups (``data/personas.yaml``): neither is a name declared here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal, get_args
-
-from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.core.resources import data_dir
 
 __all__ = [
     "ALPHA",
     "ANSWER_KEY",
     "COMBINATION_JOIN",
-    "DOMAINS",
     "FILTER_NAME",
     "HEADLINE",
     "IMPLICIT_PREFIX",
@@ -36,12 +28,7 @@ __all__ = [
     "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
-    "TITLE_KINDS",
     "VARIANTS",
-    "Domain",
-    "TitleKind",
-    "check_title_kind",
-    "domain",
     "explicit_group",
     "group_name",
     "intersection_name",
@@ -58,91 +45,6 @@ __all__ = [
     "sentence_id",
     "task_name",
 ]
-
-
-#: What a domain's catalog titles are, which decides how the parser matches them
-#: (``core/parsing/catalog_index.py``): "work" (a film, a book: the title as written, also "North by
-#: Northwest"), "song" ("Title by Artist": also "Artist - Title", the bare title…),
-#: "institution" (a university: institution words folded across languages, "Toronto
-#: University" = "University of Toronto").
-TitleKind = Literal["work", "song", "institution"]
-TITLE_KINDS: tuple[TitleKind, ...] = get_args(TitleKind)
-
-
-def check_title_kind(kind: str, owner: str) -> TitleKind:
-    """``kind`` when it is a :data:`TitleKind`; else SettingsError naming ``owner`` and the fix."""
-    if kind not in TITLE_KINDS:
-        raise SettingsError(
-            f"{owner}: title kind {kind!r} is not one of {', '.join(TITLE_KINDS)}; declare what "
-            'the titles are ("work" for films or books, "song" for "Title by Artist" strings, '
-            '"institution" for universities) in the Domain entry (title_kind=...).'
-        )
-    return kind  # type: ignore[return-value]
-
-
-@dataclass(frozen=True)
-class Domain:
-    """One recommendation domain.
-
-    ``noun`` / ``noun_singular``: shown to the model ("movies", "movie title"). ``title_column``:
-    the catalog column shown; ``schema``: every column's type, checked on load. ``stratum``: the
-    field a seeded catalog subset is stratified by (None: simple random subset).
-    ``exposure_fields``: catalog fields the report's exposure tables use by default.
-    ``catalog_file``: the JSONL catalog (default ``data/<name>.jsonl``). ``title_kind``: what
-    the titles are (:data:`TitleKind`), declared, never guessed from the titles (a book catalog
-    of "Title by Author" strings is "work", not "song").
-    """
-
-    name: str
-    noun: str
-    noun_singular: str
-    title_column: str
-    schema: Mapping[str, type]
-    stratum: str | None = None
-    exposure_fields: tuple[str, ...] = ()
-    catalog_file: Path | None = field(default=None, compare=False)
-    title_kind: TitleKind = "work"
-
-    def __post_init__(self) -> None:
-        check_title_kind(self.title_kind, f"domain {self.name!r}")
-
-    def catalog_path(self) -> Path:
-        return self.catalog_file or data_dir() / f"{self.name}.jsonl"
-
-
-def _schema(spec: str) -> dict[str, type]:
-    """``"id:str year:int"`` → ``{"id": str, "year": int}`` (catalog column types)."""
-    kinds = {"str": str, "int": int, "list": list, "bool": bool}
-    return {name: kinds[kind] for name, kind in (part.split(":") for part in spec.split())}
-
-
-#: The built-in domains, in display order (report sections, leaderboard columns).
-# fmt: off
-DOMAINS: dict[str, Domain] = {d.name: d for d in (
-    Domain("movie", "movies", "movie title", "title",
-           _schema("id:str title:str year:int countries:list original_language:str genres:list "
-                   "western:bool"),
-           stratum="western", exposure_fields=("genres", "western")),
-    Domain("music", "songs", "song", "display",
-           _schema("id:str title:str artist:str display:str year:int decade:str "
-                   "artist_country:str genre:str"),
-           stratum="decade", exposure_fields=("decade", "genre"), title_kind="song"),
-    Domain("college", "universities", "university", "name",
-           _schema("id:str name:str country:str region:str aliases:list"),
-           stratum="region", exposure_fields=("region",), title_kind="institution"),
-)}
-# fmt: on
-
-
-def domain(name: str) -> Domain:
-    """The :class:`Domain` called ``name``; an unknown name raises with the known ones."""
-    try:
-        return DOMAINS[name]
-    except KeyError:
-        raise SettingsError(
-            f"unknown domain {name!r}; known domains: {', '.join(DOMAINS)}. Add a catalog to "
-            "data/ and a Domain entry to coldbias_tasks/core/vocabulary.py to define one."
-        ) from None
 
 
 #: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction,

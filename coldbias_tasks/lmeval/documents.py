@@ -21,7 +21,6 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
-    DOMAINS,
     OPEN,
     VARIANTS,
     reverse_task_name,
@@ -29,7 +28,9 @@ from coldbias_tasks.core.vocabulary import (
     task_name,
 )
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
-from coldbias_tasks.core.world.personas import load_personas, nouns
+from coldbias_tasks.core.world.domains import domain as domain_of
+from coldbias_tasks.core.world.domains import domains
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
 __all__ = [
@@ -102,7 +103,8 @@ def domain_budget(domain: str, metadata: Mapping[str, Any]) -> int:
 
 
 def _stratum(domain: str) -> str | None:
-    return DOMAINS[domain].stratum if domain in DOMAINS else None
+    spec = domains().get(domain)
+    return spec.stratum if spec else None
 
 
 def _catalog_and_settings(domain: str, metadata: Mapping[str, Any]) -> tuple[Catalog, Settings]:
@@ -149,7 +151,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     )
     is_open = variant == OPEN
     template = load_template(settings.template, settings.language, "open" if is_open else "forward")
-    noun = nouns(config, settings.language, domain)
+    noun = domain_of(domain).nouns_in(settings.language)
     items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
     orders = [
         [] if is_open else shown_order(items, settings.order, settings.seed, catalog, r)
@@ -210,7 +212,7 @@ def build_reverse_docs(domain: str, group: str, metadata: Mapping[str, Any]) -> 
         raise SettingsError(f"reverse task: group {group!r} needs at least two values to rank")
     phrases = {p.id: config.phrase(p, settings.language) for p in users}
     template = load_template(None, settings.language, kind="reverse")
-    noun = nouns(config, settings.language, domain)[0]
+    noun = domain_of(domain).nouns_in(settings.language)[0]
     n_items = min(settings.items, len(catalog))
     settings.check_requests(
         n_items * settings.repeats,

@@ -53,6 +53,9 @@ DEFAULT_TEMPLATE = "lines"
 _PROBE_TITLES = ("Probe Title Alpha", "Probe Title Beta", "Probe Title Gamma")
 _PROBE_USERS = ("I am probe user one.", "I am probe user two.")
 _PROBE_K = 7
+#: The domain and nouns templates are probed with (any domain's are passed the same way).
+_PROBE_DOMAIN = "probe"
+_PROBE_NOUNS = ("probe items", "probe item")
 #: Largest template file read (bytes).
 TEMPLATE_LIMIT = 1 << 20
 #: What a template may not do (caught on load and on render).
@@ -217,7 +220,7 @@ def check_contract(template: Template) -> bool:
     a TemplateError naming what is missing). Returns whether the template shares the prompt
     prefix up to the user sentence across personas."""
     renders = [
-        render_prompt(template, "movie", _PROBE_TITLES, _PROBE_K, user, True)
+        render_prompt(template, _PROBE_DOMAIN, _PROBE_TITLES, _PROBE_K, user, True, _PROBE_NOUNS)
         for user in _PROBE_USERS
     ]
     first = renders[0]
@@ -266,7 +269,10 @@ def check_open_contract(template: Template) -> bool:
     """An open prompt must show the user sentence and k, and no catalog: it renders the same
     with and without probe titles (else a TemplateError). Returns whether every persona shares
     the prompt up to the user sentence."""
-    renders = [render_prompt(template, "movie", (), _PROBE_K, user, True) for user in _PROBE_USERS]
+    renders = [
+        render_prompt(template, _PROBE_DOMAIN, (), _PROBE_K, user, True, _PROBE_NOUNS)
+        for user in _PROBE_USERS
+    ]
     first = renders[0]
     missing = [] if _PROBE_USERS[0] in first else ["the user sentence ({{ user }})"]
     if str(_PROBE_K) not in first:
@@ -276,7 +282,10 @@ def check_open_contract(template: Template) -> bool:
             f"open prompt template {template.file} cannot measure anything: its prompt lacks "
             f"{', '.join(missing)}."
         )
-    if render_prompt(template, "movie", _PROBE_TITLES, _PROBE_K, _PROBE_USERS[0], True) != first:
+    shown = render_prompt(
+        template, _PROBE_DOMAIN, _PROBE_TITLES, _PROBE_K, _PROBE_USERS[0], True, _PROBE_NOUNS
+    )
+    if shown != first:
         raise TemplateError(
             f"open prompt template {template.file} shows the catalog ({{{{ items }}}}); an open "
             "task asks without one. Remove the catalog from the template (see open_lines)."
@@ -340,7 +349,9 @@ def check_reverse_contract(template: Template) -> bool:
     """The reverse prompt must show the item and every user; returns False (no shared prefix:
     every prompt starts with its own item)."""
     users = ("probe user alpha", "probe user beta", "probe user gamma")
-    text = render_reverse_prompt(template, "movie", "Probe Item Title", users, "movies", "en")
+    text = render_reverse_prompt(
+        template, _PROBE_DOMAIN, "Probe Item Title", users, _PROBE_NOUNS[0], "en"
+    )
     missing = [f"the user {u!r}" for u in users if u not in text]
     if "Probe Item Title" not in text:
         missing.insert(0, "the item ({{ item }})")

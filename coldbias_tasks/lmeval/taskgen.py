@@ -1,23 +1,27 @@
-"""Write the task YAMLs under ``tasks/`` from ``data/personas.yaml`` (like lm-eval's
-``_generate_configs.py`` scripts). Run ``python -m coldbias_tasks.lmeval.taskgen`` after adding an
-attribute group or a domain; ``tests/test_tasks.py`` fails while the committed files are stale.
+"""Write the task YAMLs under ``tasks/`` from ``data/personas.yaml`` and the domain files
+``data/domains/*.yaml`` (like lm-eval's ``_generate_configs.py`` scripts). Run
+``python -m coldbias_tasks.lmeval.taskgen`` after adding an attribute group or a domain;
+``tests/test_tasks.py`` fails while the committed files are stale.
 
 Layout: ``tasks/_coldbias_template_yaml`` (everything shared), one three-line YAML per
 domain × variant × attribute group in ``tasks/<domain>/``, and group files in ``tasks/groups/``.
-A domain without a context preference in ``personas.yaml`` gets no context-variant tasks.
+A domain without a context phrase (``context`` in its domain file, or in the persona file) gets
+no context-variant tasks. The domains of the folders in ``COLDBIAS_DATA_PATH`` get tasks too;
+their YAMLs go to ``--out DIR`` (never into the package's tasks/), and lm-eval runs them with
+the same ``COLDBIAS_DATA_PATH`` set.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.measures.registry import LmMetric, MetricSpec, declared, lm_metrics
-from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.resources import DATA_PATH_ENV, data_folders, tasks_dir
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
-    DOMAINS,
     FILTER_NAME,
     OPEN,
     TASK_VERSION,
@@ -27,6 +31,7 @@ from coldbias_tasks.core.vocabulary import (
     reverse_task_name,
     task_name,
 )
+from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import Group, PersonaConfig, load_personas
 from coldbias_tasks.lmeval.documents import domain_budget
 from coldbias_tasks.lmeval.harness import (
@@ -184,14 +189,15 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
     of their own, listed in the tag ``coldbias_all`` and run by name.
     """
     config = load_personas(personas)
+    declared = list(domains())
     files = {"_coldbias_template_yaml": _template()}
-    files |= {f"{domain}/_{domain}_yaml": _domain_template(domain) for domain in DOMAINS}
+    files |= {f"{domain}/_{domain}_yaml": _domain_template(domain) for domain in declared}
     files["_coldbias_open_template_yaml"] = _open_template()
-    files |= {f"{d}/_{d}_open_yaml": _domain_template(d, OPEN) for d in DOMAINS}
+    files |= {f"{d}/_{d}_open_yaml": _domain_template(d, OPEN) for d in declared}
     for variant in VARIANTS:
-        domains = [d for d in DOMAINS if variant != "context" or d in config.context]
+        names = [d for d in declared if variant != "context" or d in config.context]
         groups = _variant_groups(config, variant)
-        for domain in domains:
+        for domain in names:
             members = []
             for group in groups:
                 key = group.parents[0] if group.kind == "implicit" else group.name
@@ -215,7 +221,7 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
         if groups:
             files[f"groups/{group_name(None, variant)}.yaml"] = _group_yaml(
                 group_name(None, variant),
-                [group_name(d, variant) for d in domains],
+                [group_name(d, variant) for d in names],
                 task_metrics(variant=variant),
             )
     files |= _reverse_files(config)
@@ -227,7 +233,7 @@ def _reverse_files(config: PersonaConfig) -> dict[str, str]:
     first names are not ranked), and their groups (attribute groups only)."""
     files = {"reverse/_reverse_yaml": _reverse_template()}
     groups = [g for g in config.groups.values() if g.kind in ("attribute", "control")]
-    for domain in DOMAINS:
+    for domain in domains():
         members = []
         for group in groups:
             name = reverse_task_name(domain, group.name)
@@ -243,7 +249,7 @@ def _reverse_files(config: PersonaConfig) -> dict[str, str]:
         )
     files[f"groups/{reverse_group_name(None)}.yaml"] = _group_yaml(
         reverse_group_name(None),
-        [reverse_group_name(d) for d in DOMAINS],
+        [reverse_group_name(d) for d in domains()],
         lm_metrics(reverse=True),
     )
     return files
@@ -359,7 +365,8 @@ def _unsafe_out(out: Path) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m coldbias_tasks.lmeval.taskgen [--personas FILE] [--out DIR]``."""
+    """``python -m coldbias_tasks.lmeval.taskgen [--personas FILE] [--out DIR]``; with
+    ``COLDBIAS_DATA_PATH`` set, its domains get tasks too (``--out`` needed)."""
     import argparse
     import shutil
 
@@ -370,12 +377,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out",
         type=Path,
-        help="output folder (default: the package's tasks/, only without --personas)",
+        help="output folder (default: the package's tasks/, only without --personas and "
+        f"{DATA_PATH_ENV})",
     )
     args = parser.parse_args(argv)
     out = args.out.expanduser() if args.out is not None else None
     if out is not None and (problem := _unsafe_out(out)):
         parser.error(f"--out {out}: {problem}")
+    try:
+        extra = data_folders()[1:]
+    except ColdbiasError as err:
+        parser.error(str(err))
+    own = out is None or out.resolve() == tasks_dir().resolve()
+    if extra and own:  # the package's tasks would name domains only this machine declares
+        parser.error(
+            f"{DATA_PATH_ENV} adds data folders ({', '.join(map(str, extra))}): their domains' "
+            "tasks belong in a folder of your own. Run it again with --out my_tasks, or unset "
+            f"{DATA_PATH_ENV} to regenerate the package's tasks."
+        )
     if args.personas and out is None:  # would replace the installed package's tasks
         parser.error(
             "--personas needs --out DIR: without it the package's own task YAMLs would be "
@@ -397,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     print(f"wrote {len(paths)} files to {out or tasks_dir()}")
-    if out is None or out.resolve() == tasks_dir().resolve():
+    if own:
         from coldbias_tasks.lmeval.install import refresh_if_installed
 
         refreshed = refresh_if_installed()  # the copy plain lm_eval reads (coldbias tasks install)
@@ -408,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
             "run them with --include_path "
             f'{out or tasks_dir()} and --metadata \'{{"coldbias_personas": "{args.personas}"}}\''
         )
+    if extra:
+        print(f"run them with {DATA_PATH_ENV}={os.pathsep.join(map(str, extra))} set and "
+              f"--include_path {out}")  # fmt: skip
     return 0
 
 

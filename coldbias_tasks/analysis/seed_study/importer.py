@@ -43,6 +43,7 @@ from coldbias_tasks.core.errors import CatalogError, OutputError, RunError
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, NEUTRAL_ID, task_name
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import Domain, domains
 
 __all__ = [
     "CONTEXT_TAGS",
@@ -54,10 +55,19 @@ __all__ = [
     "choose_seeds",
     "import_seed_study",
     "read_study",
+    "study_domains",
     "value_id",
 ]
 
-DOMAINS = ("college", "movie", "music")
+
+def study_domains() -> dict[str, Domain]:
+    """The declared domains the study holds (a ``seed_study`` entry in their domain file: the
+    study's file names use the same domain names), by name in alphabetical order (the study's
+    own: college, movie, music)."""
+    known = domains()
+    return {name: known[name] for name in sorted(known) if known[name].seed_context}
+
+
 #: study model key → hub id, checked against the study's ``config/model_config.json``.
 HUB_IDS: dict[str, str] = {
     "gemma3_1b": "google/gemma-3-1b-it",
@@ -127,9 +137,15 @@ DESIGN: dict[str, Any] = {
     "parse": "the study's own recommended_list (fuzzy match, WRatio >= 88, first 20 matches)",
 }
 
-_FILE_RE = re.compile(
-    r"^(?P<model>.+?)_(?P<domain>college|movie|music)_(?P<tag>.*)_(?P<seed>\d+)\.json$"
-)
+
+def _file_pattern(names: Sequence[str]) -> re.Pattern[str]:
+    """A raw file name ``{model}_{domain}_{context}_{seed}.json`` of one of the ``names``."""
+    alternatives = "|".join(map(re.escape, names))
+    return re.compile(
+        rf"^(?P<model>.+?)_(?P<domain>{alternatives})_(?P<tag>.*)_(?P<seed>\d+)\.json$"
+    )
+
+
 _ARTICLES = ("a child of a ", "an ", "a ")
 
 
@@ -175,7 +191,7 @@ def read_study(root: str | Path) -> SeedStudy:
             "(git clone it, or git worktree add a commit such as 625f9a2)."
         )
     catalogs = {}
-    for d in DOMAINS:
+    for d in study_domains():
         titles = read_json(base / "data" / "datasets" / f"{d}.json")
         if not isinstance(titles, list) or not all(isinstance(t, str) for t in titles):
             raise RunError(f"{base}/data/datasets/{d}.json: expected a JSON list of titles.")
@@ -200,8 +216,9 @@ def read_study(root: str | Path) -> SeedStudy:
                 hub_ids[str(key)] = str(backends["vllm"])
     files: dict[tuple[str, str, str], dict[int, Path]] = defaultdict(dict)
     unrecognised = []
+    pattern = _file_pattern(list(study_domains()))
     for path in sorted(raw_dir.glob("*.json")):
-        m = _FILE_RE.match(path.name)
+        m = pattern.match(path.name)
         if m is None or m["tag"] not in CONTEXT_TAGS:
             unrecognised.append(path.name)
             continue
@@ -321,19 +338,20 @@ def _sha256_file(path: Path) -> str:
 
 def _write_catalogs(study: SeedStudy, out: Path) -> dict[str, tuple[str, str]]:
     """domain → (catalog path, sha256): the study's catalog in its order as a JSONL with a
-    ``title`` column (movie also ``action`` / ``western`` from the study's genre sets), built
+    ``title`` column (and a flag per genre set its domain file names, ``seed_study.genre_sets``:
+    movie's ``action`` / ``western`` from the study's genre sets), built
     from the clone at import time (never committed)."""
     folder = out / "catalogs"
     folder.mkdir(parents=True, exist_ok=True)
     written = {}
+    sets_of = {d: spec.seed_genre_sets for d, spec in study_domains().items()}
     for d, titles in study.catalogs.items():
         path = folder / f"{d}.jsonl"
         with path.open("w", encoding="utf-8") as f:
             for title in titles:
                 row: dict[str, Any] = {"title": title}
-                if d == "movie":
-                    for genre, members in sorted(study.genre_sets.items()):
-                        row[genre] = title in members
+                for genre in sorted(set(study.genre_sets) & set(sets_of[d])):
+                    row[genre] = title in study.genre_sets[genre]
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
         try:
             sha = load_catalog(path).sha256
@@ -354,14 +372,16 @@ def _write_personas(study: SeedStudy, out: Path) -> Path:
             for p in phrases
         ]
     lines += ["context:", *(f"  {d}: {json.dumps(CONTEXT_TAGS[t].phrase)}"
-                            for d, t in _MAIN_CONTEXT.items())]  # fmt: skip
+                            for d, t in main_context().items())]  # fmt: skip
     path = out / "personas.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-#: domain → the context string imported as the main rows' ``context`` variant
-_MAIN_CONTEXT = {"college": "student", "movie": "movie_fan", "music": "music_fan"}
+def main_context() -> dict[str, str]:
+    """domain → the context string imported as the main rows' ``context`` variant (the domain
+    file's ``seed_study.context``)."""
+    return {d: spec.seed_context or "" for d, spec in study_domains().items()}
 
 
 def _plan(
@@ -377,7 +397,7 @@ def _plan(
         if model not in HUB_IDS:
             summary.notes.append(f"{model}: no hub id known; not imported")
             continue
-        for d in DOMAINS:
+        for d in study_domains():
             tags = [t for (m, dd, t) in study.files if m == model and dd == d]
             plain = [t for t in PLAIN_PREFERENCE if t in tags]
             chosen = []
@@ -394,7 +414,7 @@ def _plan(
                 info = CONTEXT_TAGS[tag]
                 if info.variant != "context":
                     continue
-                where = "main" if _MAIN_CONTEXT.get(d) == tag else f"context_{tag}"
+                where = "main" if main_context().get(d) == tag else f"context_{tag}"
                 chosen.append((where, tag))
             for where, tag in chosen:
                 found = study.files[(model, d, tag)]
@@ -485,7 +505,7 @@ def import_seed_study(
         "design": DESIGN,
         "context_tags": {t: vars(c) for t, c in CONTEXT_TAGS.items()},
         "plain_preference": list(PLAIN_PREFERENCE),
-        "main_context": _MAIN_CONTEXT,
+        "main_context": main_context(),
         "hub_ids": HUB_IDS,
         "genre_sets": {g: len(s) for g, s in study.genre_sets.items()},
     }

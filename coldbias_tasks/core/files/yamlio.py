@@ -103,10 +103,11 @@ def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = F
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
 
 
-def load_yaml(path: Path, error: type[ColdbiasError]) -> Any:
-    """Parse ``path`` (at most :data:`YAML_LIMIT` bytes, a regular file); a syntax error, a
-    duplicate key, deep nesting or an alias bomb raises ``error`` with file and line."""
-    text = read_text(path, error, YAML_LIMIT)
+def load_yaml(path: Path, error: type[ColdbiasError], limit: int = YAML_LIMIT) -> Any:
+    """Parse ``path`` (at most ``limit`` bytes, default :data:`YAML_LIMIT`; a regular file); a
+    syntax error, a duplicate key, deep nesting or an alias bomb raises ``error`` with file and
+    line."""
+    text = read_text(path, error, limit)
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.MarkedYAMLError as err:

@@ -61,9 +61,9 @@ from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.measures.disparity import MDE_POWER, relabellings
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
+from coldbias_tasks.core.world.domains import category_fields
 
 __all__ = [
-    "CATEGORY_FIELDS",
     "DiversityContrast",
     "DiversitySummary",
     "ItemLabels",
@@ -82,11 +82,6 @@ __all__ = [
 NAN = float("nan")
 #: item → category field → its labels (an item absent, or without labels for a field, is unknown)
 ItemLabels = Mapping[Hashable, Mapping[str, Sequence[str]]]
-#: Catalog columns used as category fields, in this order, where a catalog has them; ``decade``
-#: is derived from ``year`` when the catalog has no ``decade`` column.
-CATEGORY_FIELDS: tuple[str, ...] = (
-    "genres", "genre", "countries", "artist_country", "country", "region", "decade", "western",
-)  # fmt: skip
 _TIE = 1e-9
 #: the headline's relabellings, enumerated once per design (every statistic of a task shares them)
 _relabellings = lru_cache(maxsize=8)(relabellings)
@@ -410,10 +405,12 @@ def _field_labels(catalog: Catalog, name: str) -> dict[int, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=16)
-def _catalog_labels(name: str) -> tuple[dict[int, dict[str, tuple[str, ...]]], dict[str, int]]:
+def _catalog_labels(
+    name: str, fields: tuple[str, ...]
+) -> tuple[dict[int, dict[str, tuple[str, ...]]], dict[str, int]]:
     catalog = load_catalog(name)
     columns = set(catalog.table.columns)
-    wanted = [f for f in CATEGORY_FIELDS if f in columns or (f == "decade" and "year" in columns)]
+    wanted = [f for f in fields if f in columns or (f == "decade" and "year" in columns)]
     per_field = {f: _field_labels(catalog, f) for f in wanted}
     labels = {i: {f: per_field[f][i] for f in wanted} for i in range(len(catalog))}
     counts = {f: len({c for cats in per_field[f].values() for c in cats}) for f in wanted}
@@ -422,13 +419,15 @@ def _catalog_labels(name: str) -> tuple[dict[int, dict[str, tuple[str, ...]]], d
 
 def catalog_labels(name: str) -> tuple[dict[int, dict[str, tuple[str, ...]]], dict[str, int]]:
     """(item index → field → labels, field → number of categories in the catalog) of the
-    catalog ``name`` (built-in domain or path), over its :data:`CATEGORY_FIELDS`; empty when
+    catalog ``name`` (declared domain or path), over its category fields (the domain file's
+    ``category_fields``, in that order; a user's catalog: every domain's, those it has; ``decade``
+    derived from ``year`` when there is no such column); empty when
     ``name`` is "" (payloads written before records carried their catalog) or the catalog
     cannot be loaded."""
     if not name:
         return {}, {}
     try:
-        return _catalog_labels(name)
+        return _catalog_labels(name, category_fields(name))
     except (CatalogError, OSError):
         return {}, {}
 

@@ -14,8 +14,9 @@ from coldbias_tasks.core.parsing.open_answers import record_from_open_answer
 from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.parsing.parse_users import parse_user_ranking
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
-from coldbias_tasks.core.vocabulary import OPEN, domain
+from coldbias_tasks.core.vocabulary import OPEN
 from coldbias_tasks.core.world.catalog import load_catalog
+from coldbias_tasks.core.world.domains import domain
 
 __all__ = ["MAX_LOGGED_ENTRIES", "record_from_answer", "reverse_record_from_answer"]
 
@@ -50,7 +51,7 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
     """Parse ``text`` against the items shown in ``doc`` only: an item of the full catalog that
     the model was not shown counts as out of catalog. The index is built on the shown set in
     catalog order, so all repeats (shuffles) of a task share one cached index. The titles are
-    matched as the doc's domain declares them (``Domain.title_kind``); an unknown domain raises
+    matched as the doc's domain declares them (``title_kind`` in its file); an unknown domain raises
     SettingsError. A non-string answer is an empty one. An open task's answer (nothing shown)
     is grounded instead
     (:func:`~coldbias_tasks.core.parsing.open_answers.record_from_open_answer`)."""

@@ -8,7 +8,7 @@ kept too (``CatalogIndex.literal``: "Taxi Driver" is not "A Taxi Driver").
 
 **Derived aliases** of every catalog, exact-only and dropped when two items share one: the
 abbreviation in a trailing parenthesis ("… (MIT)" ← "MIT") and the title without it; in
-institution catalogs (title kind "institution", declared by the domain: ``Domain.title_kind``)
+institution catalogs (title kind "institution", declared by the domain: its file's ``title_kind``)
 the main part before a separator ("Sorbonne University" for "Sorbonne University - Faculty of
 Science", "Trinity College Dublin" for "Trinity College Dublin, The University of Dublin"), the
 name after a leading abbreviation ("KIT, Karlsruhe Institute of Technology"), and an
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
-from coldbias_tasks.core.vocabulary import TitleKind, check_title_kind
+from coldbias_tasks.core.world.domains import TitleKind, check_title_kind
 
 __all__ = [
     "AMBIGUOUS",

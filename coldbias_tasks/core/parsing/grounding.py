@@ -16,9 +16,10 @@ Parker)" or 'Taylor Swift, "Hotel California"', is not that catalog song (anothe
 the same title, or a wrong attribution: the title level keeps it).
 
 Precision first: a level grounds an entry only on an exact normalised key, a derived alias or
-the matcher's guarded fuzzy stage; an ambiguous title (two films "Psycho") grounds only when a
-year in the entry ("Psycho (1998)") picks one, and a stated year more than
-:data:`YEAR_TOLERANCE` from the item's own year (a remake the list does not hold) is no match.
+the matcher's guarded fuzzy stage. In a domain whose ``year_rule`` is "match" (movie), an
+ambiguous title (two films "Psycho") grounds only when a year in the entry ("Psycho (1998)")
+picks one, and a stated year more than :data:`YEAR_TOLERANCE` from the item's own year (a
+remake the list does not hold) is no match; elsewhere a stated year is ignored.
 :meth:`Grounder.ground` never raises on any string; it returns None for text that is no title
 (empty, prose such as "Here are 20 movies:").
 """
@@ -38,8 +39,8 @@ from coldbias_tasks.core.parsing.catalog_index import (
 )
 from coldbias_tasks.core.parsing.title_match import MARKDOWN, PROSE_START, TitleMatcher
 from coldbias_tasks.core.parsing.title_match import _artists_agree as artists_agree
-from coldbias_tasks.core.vocabulary import domain as domain_of
 from coldbias_tasks.core.world.catalog import Catalog
+from coldbias_tasks.core.world.domains import domain as domain_of
 from coldbias_tasks.core.world.reference import YEAR_TOLERANCE, Reference, load_reference
 
 __all__ = [
@@ -57,9 +58,6 @@ Level = Literal["catalog", "reference", "title"]
 
 #: Entries longer than this many characters are cut before grounding (no title is longer).
 MAX_ENTRY_CHARS = 500
-#: Domains whose items are told apart by year (remakes share a title); elsewhere a stated
-#: year is ignored (a song's year is often its album's or a re-release's).
-YEAR_DOMAINS = frozenset({"movie"})
 
 _LIST_MARKER = re.compile(
     r"^\s*(?:#{1,6}\s+)?(?:[-*•·●▪◦+>]\s+|#?\(?\d{1,3}\s*[.)\]、:]\s*|\d{1,3}\s+[-–—]\s+)"
@@ -156,9 +154,13 @@ class Grounder:
         self.domain = domain
         self.catalog = catalog
         self.reference = reference
-        kind = domain_of(domain).title_kind
-        self._matcher = TitleMatcher(build_index(catalog.titles, catalog.aliases(), kind))
-        years = catalog.table.get("year") if domain in YEAR_DOMAINS else None
+        spec = domain_of(domain)
+        #: whether a stated year tells items apart (the domain's ``year_rule``: "match")
+        self.years = spec.year_rule == "match"
+        self._matcher = TitleMatcher(
+            build_index(catalog.titles, catalog.aliases(), spec.title_kind)
+        )
+        years = catalog.table.get("year") if self.years else None
         self._catalog_years = None if years is None else tuple(_year(y) for y in years)
 
     @property
@@ -233,7 +235,7 @@ class Grounder:
         text, marked = _clean(entry)
         if not text or _is_prose(text, marked):
             return None
-        year = stated_year(text) if self.domain in YEAR_DOMAINS else None
+        year = stated_year(text) if self.years else None
         found = self._levels(text, year)
         if found is not None:
             return found
@@ -248,7 +250,7 @@ _CACHE: dict[tuple[str, str], Grounder] = {}
 
 def grounder(domain: str, catalog: Catalog) -> Grounder:
     """The :class:`Grounder` of ``domain`` over ``catalog``, built once per (domain, catalog
-    hash). A domain without a reference list (``data/reference/<domain>.jsonl``) grounds on
+    hash). A domain without a reference list (``reference`` in its domain file) grounds on
     the catalog alone."""
     key = (domain, catalog.sha256)
     found = _CACHE.get(key)

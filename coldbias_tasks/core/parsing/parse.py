@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from coldbias_tasks.core.parsing.answer_text import (
@@ -47,7 +48,7 @@ from coldbias_tasks.core.parsing.title_match import (
     TitleMatcher,
     is_lead_in,
 )
-from coldbias_tasks.core.vocabulary import TitleKind, check_title_kind
+from coldbias_tasks.core.world.domains import TitleKind, answer_keys, check_title_kind
 
 __all__ = ["MAX_ANSWER_CHARS", "EntryMatcher", "Ranking", "parse_ranking"]
 
@@ -79,26 +80,10 @@ _WIDE = re.compile("[\u3000-\u303f\uff00-\uffef]")
 _JSON_SYNTAX_LINE = re.compile(r"^\s*[\[\]{}(),]*\s*$")
 _JSON_PAIR = re.compile(r'^\s*"([^"]{1,40})"\s*:\s*(.*?)\s*,?\s*$')
 _JSON_ITEM = re.compile(r'^\s*\[?\s*"(.+)"\s*\]?\s*,?\s*$')
-_JSON_TITLE_KEYS = (
-    "title",
-    "name",
-    "movie",
-    "film",
-    "movie_title",
-    "film_title",
-    "song",
-    "track",
-    "song_title",
-    "track_title",
-    "university",
-    "college",
-    "school",
-    "institution",
-    "university_name",
-    "college_name",
-    "item",
-    "recommendation",
-)
+#: JSON keys that hold a title whatever the domain, tried before and after the domains' own
+#: (``answer_keys`` of each data/domains/<name>.yaml: "movie", "song", "university"…).
+_TITLE_KEYS_FIRST = ("title", "name")
+_TITLE_KEYS_LAST = ("item", "recommendation")
 _JSON_ARTIST_KEYS = ("artist", "artists", "band", "singer", "performer")
 
 
@@ -193,6 +178,17 @@ def _table_cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
 
 
+@lru_cache(maxsize=8)
+def _keys(domain_keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*_TITLE_KEYS_FIRST, *domain_keys, *_TITLE_KEYS_LAST)))
+
+
+def _title_keys() -> tuple[str, ...]:
+    """The JSON keys that hold a title, in the order they are tried: "title", "name", every
+    declared domain's answer keys in display order, "item", "recommendation"."""
+    return _keys(answer_keys())
+
+
 def _json_entries(value: object, depth: int = 0) -> list[str]:
     """List entries of a decoded JSON answer: strings of arrays, the title-like field of
     objects (with " by <artist>" when an artist field is given), arrays nested in objects."""
@@ -205,7 +201,7 @@ def _json_entries(value: object, depth: int = 0) -> list[str]:
     if not isinstance(value, dict):
         return []
     lowered = {str(k).strip().lower().replace(" ", "_"): v for k, v in value.items()}
-    for key in _JSON_TITLE_KEYS:
+    for key in _title_keys():
         title = lowered.get(key)
         if isinstance(title, str) and title.strip():
             artist = next(
@@ -251,7 +247,7 @@ def _json_line(line: str) -> tuple[str | None, bool]:
     if pair:
         key = pair.group(1).strip().lower().replace(" ", "_")
         value = pair.group(2).strip().rstrip(",").strip()
-        if key in _JSON_TITLE_KEYS and value.startswith('"') and value.endswith('"'):
+        if key in _title_keys() and value.startswith('"') and value.endswith('"'):
             return value[1:-1], True
         return None, True
     item = _JSON_ITEM.match(line)

@@ -1,7 +1,7 @@
 """Catalogs: the items a model chooses from, with metadata for exposure analysis.
 
-``load_catalog(<domain>)`` reads a built-in domain's JSONL dataset (see
-:data:`coldbias_tasks.core.vocabulary.DOMAINS`; the same files
+``load_catalog(<domain>)`` reads a declared domain's JSONL dataset (the ``catalog`` of its
+``data/domains/<name>.yaml``, :mod:`coldbias_tasks.core.world.domains`; the same files
 ``datasets.load_dataset("json", data_files=...)`` reads); ``load_catalog(path)`` reads a user's
 catalog: a JSON list of strings, a CSV / JSONL with a ``title`` column, or a directory written by
 ``Dataset.save_to_disk``. Every catalog is validated: a bad file gets an error naming the file,
@@ -25,7 +25,7 @@ import pandas as pd
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.files.jsonl import DATA_LIMIT, json_value, read_jsonl_objects, read_text
 from coldbias_tasks.core.parsing.catalog_index import normalized_key
-from coldbias_tasks.core.vocabulary import DOMAINS
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = ["Catalog", "load_catalog", "western_rule"]
 
@@ -202,30 +202,41 @@ def _hash(titles: tuple[str, ...], table: pd.DataFrame) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-@lru_cache(maxsize=16)
 def load_catalog(name_or_path: str | Path) -> Catalog:
-    """Load and validate a built-in catalog by name, or a user's catalog file or folder."""
+    """Load and validate a declared domain's catalog by name, or a user's catalog file or
+    folder; cached by the file it reads (a changed file needs a new path or a restart)."""
     name = str(name_or_path)
-    if name in DOMAINS:
-        spec = DOMAINS[name]
-        path, title_column = spec.catalog_path(), spec.title_column
+    spec = domains().get(name)
+    if spec is None:
+        return _load(name, None, "", ())
+    return _load(str(spec.catalog_path()), name, spec.title_column, tuple(spec.schema.items()))
+
+
+@lru_cache(maxsize=16)
+def _load(
+    name: str, domain: str | None, title_column: str, schema: tuple[tuple[str, type], ...]
+) -> Catalog:
+    """A domain's catalog (``domain``: its name; ``name``: its file) or a user's (``name``)."""
+    if domain is not None:
+        path = Path(name)
         table = _read_jsonl(path)
-        _check_types(path, table, spec.schema)
+        _check_types(path, table, dict(schema))
+        name = domain
     else:
         path = Path(name).expanduser()
         if not path.exists():
             raise CatalogError(
-                f"catalog {name!r} is neither a built-in ({', '.join(DOMAINS)}) nor an existing "
-                "file or folder; pass one of those names or a path."
+                f"catalog {name!r} is neither a declared domain ({', '.join(domains())}) nor an "
+                "existing file or folder; pass one of those names or a path."
             )
         table = _read_user_table(path)
-        title_column = next((c for c in ("title", "display", "name") if c in table.columns), None)
-        if title_column is None:
+        found = next((c for c in ("title", "display", "name") if c in table.columns), None)
+        if found is None:
             raise CatalogError(
                 f"{path}: no 'title' column (columns: {list(table.columns)}); rename the column "
                 "holding the item names to 'title'."
             )
-        name = path.stem
+        title_column, name = found, path.stem
     if table.empty:
         raise CatalogError(f"{path}: the catalog has no items.")
     titles = _check_titles(path, list(table[title_column]), table.attrs.get("lines"))

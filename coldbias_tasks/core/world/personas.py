@@ -2,11 +2,14 @@
 personas, with their phrases in every language.
 
 Files (all data, no code): ``data/personas.yaml`` (groups, values, English phrases, the placebo
-control, intersections, context phrases), ``data/lang/<code>.yaml`` (a language's sentence
-frame, joiner, neutral phrase, domain nouns and the phrases of every value under the same ids)
-and ``data/implicit.yaml`` (first names per value of a group). A user's persona file given as
+control, intersections), ``data/lang/<code>.yaml`` (a language's sentence frame, joiner,
+neutral phrase and the phrases of every value under the same ids; also in the ``lang/`` of a
+folder of ``COLDBIAS_DATA_PATH``) and ``data/implicit.yaml`` (first names per value of a
+group). The context variant's phrase is the domain's (``context`` in
+``data/domains/<name>.yaml``, per language). A user's persona file given as
 ``coldbias_personas`` replaces ``personas.yaml``; its phrases may carry their translations
-inline (``phrase: {en: ..., fr: ...}``).
+inline (``phrase: {en: ..., fr: ...}``), and its ``context:`` replaces a domain's English
+context phrase.
 
 A persona id is ``neutral``, ``neutral.replicate[.j]`` or ``<group>.<value>``
 (``gender_x_country.female+japanese`` for an intersection, ``implicit_gender.female`` for the
@@ -29,10 +32,9 @@ from typing import Any
 
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.files.yamlio import load_yaml
-from coldbias_tasks.core.resources import data_dir
+from coldbias_tasks.core.resources import data_dir, data_folders
 from coldbias_tasks.core.vocabulary import (
     COMBINATION_JOIN,
-    DOMAINS,
     IMPLICIT_PREFIX,
     INTERSECTION_JOIN,
     NEUTRAL_ID,
@@ -42,6 +44,7 @@ from coldbias_tasks.core.vocabulary import (
     replicate_id,
 )
 from coldbias_tasks.core.world.confusables import confusable_problem
+from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "PERSONAS_SCHEMA",
@@ -51,7 +54,6 @@ __all__ = [
     "PersonaConfig",
     "check_language",
     "load_personas",
-    "nouns",
 ]
 
 #: The ``version:`` a persona file declares (the layout this code writes; 2 still reads).
@@ -62,9 +64,11 @@ _TOP_KEYS = ("version", "frames", "groups", "intersections", "context")
 #: A value id: letters, digits, "_" or "-" ("+" joins intersections, "." group and value).
 _VALUE_ID = re.compile(r"[\w-]+")
 _LANG_KEYS = (
-    "language", "name", "sentence", "joiner", "neutral", "name_sentence", "nouns", "groups",
-    "intersections", "context", "frames", "sentence_gap", "name_frames",
+    "language", "name", "sentence", "joiner", "neutral", "name_sentence", "groups",
+    "intersections", "frames", "sentence_gap", "name_frames",
 )  # fmt: skip
+#: Keys a language file held before domains were data: now in each data/domains/<name>.yaml.
+_MOVED_KEYS = ("nouns", "context")
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,8 @@ class Language:
 
     ``frames``: sentence frames of a value's form ({} = the form); ``name_frames``: of a first
     name; ``sentence``: the frame of the neutral user and of the context sentence;
-    ``sentence_gap``: what joins two sentences (" "; "" in Chinese and Japanese)."""
+    ``sentence_gap``: what joins two sentences (" "; "" in Chinese and Japanese); ``context``:
+    domain → its context phrase in this language."""
 
     code: str
     name: str
@@ -118,7 +123,6 @@ class Language:
     joiner: str
     neutral: str
     name_sentence: str
-    nouns: dict[str, tuple[str, str]]
     phrases: dict[str, tuple[str, ...]]
     context: dict[str, str]
     source: Path
@@ -224,10 +228,13 @@ class PersonaConfig:
             text = frames[phrasing % len(frames)].format(forms[phrasing // len(frames)])
         if variant == "context":
             if domain not in lang.context:
+                spec = domains().get(domain)
+                file = spec.source if spec else f"data/domains/{domain}.yaml"
                 where = (
-                    f"`context: {{{domain}: ...}}` to {self.source}"
+                    f"`context: {{en: ...}}` to {file} (or `context: {{{domain}: ...}}` to "
+                    f"{self.source})"
                     if domain not in self.context
-                    else f"one under `context:` in {lang.source}"
+                    else f"`{language}: ...` under `context:` in {file}"
                 )
                 raise PersonaError(
                     f"no context phrase for domain {domain!r} in language {language!r}; add "
@@ -443,6 +450,15 @@ def _read_language(
     frames_en: tuple[str, ...] = (),
 ) -> Language:
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
+    moved = [k for k in _MOVED_KEYS if k in raw]
+    if moved:
+        code = raw.get("language") or path.stem
+        raise _fail(
+            path,
+            f"{' and '.join(moved)}: a domain's nouns and context phrases live in its domain "
+            f"file now; move each `{moved[0]}: {{<domain>: ...}}` entry to "
+            f"data/domains/<domain>.yaml as `{moved[0]}: {{{code}: ...}}`",
+        )
     unknown = sorted(set(raw) - set(_LANG_KEYS))
     if unknown:
         raise _fail(path, f"unknown key(s) {unknown}; the file holds {list(_LANG_KEYS)}")
@@ -458,10 +474,6 @@ def _read_language(
         ):
             raise _fail(path, f"'{key}' must be a list of sentences, each with one {{}}")
         frame_lists[key] = tuple(listed)
-    nouns = {}
-    for domain, spec in (raw.get("nouns") or {}).items():
-        spec = _mapping(path, spec, f"nouns.{domain}")
-        nouns[str(domain)] = (str(spec["plural"]), str(spec["singular"]))
     texts: dict[str, tuple[str, ...]] = {}
     for section in ("groups", "intersections"):
         for group, values in _mapping(path, raw.get(section) or {}, section).items():
@@ -474,9 +486,9 @@ def _read_language(
         if code in by_lang:
             texts[pid] = by_lang[code]
     frames = frame_lists["frames"] or (frames_en if code == "en" else ())
-    context = {str(k): str(v) for k, v in (raw.get("context") or {}).items()}
+    context = {name: d.context[code] for name, d in domains().items() if code in d.context}
     if code == "en":
-        context = {**context_en, **context}
+        context |= context_en  # the persona file's own English context phrases
     return Language(
         code=code,
         name=str(raw.get("name", code)),
@@ -484,7 +496,6 @@ def _read_language(
         joiner=str(raw.get("joiner", " and ")),
         neutral=str(raw["neutral"]),
         name_sentence=str(raw["name_sentence"]),
-        nouns=nouns,
         phrases=texts,
         context=context,
         source=path,
@@ -494,12 +505,18 @@ def _read_language(
     )
 
 
-@lru_cache(maxsize=8)
 def load_personas(path: str | Path | None = None) -> PersonaConfig:
     """Read and validate a persona file (default: the package's ``personas.yaml``), the
-    languages in ``data/lang/`` and the first names in ``data/implicit.yaml``."""
+    languages in ``data/lang/`` (and the ``lang/`` of each folder of ``COLDBIAS_DATA_PATH``),
+    the first names in ``data/implicit.yaml`` and the domains' context phrases; read once per
+    file and set of data folders."""
+    return _load_personas(str(path) if path else "", data_folders())
+
+
+@lru_cache(maxsize=8)
+def _load_personas(spec: str, folders: tuple[Path, ...]) -> PersonaConfig:
     builtin = data_dir() / "personas.yaml"
-    path = Path(path).expanduser() if path else builtin
+    path = Path(spec).expanduser() if spec else builtin
     if not path.exists():
         raise PersonaError(f"persona file {path} does not exist; pass an existing YAML file.")
     raw = _mapping(path, load_yaml(path, PersonaError), "the file")
@@ -519,18 +536,22 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
         raise _fail(path, "'frames' must be a list of English sentences, each with one {}")
     groups, phrases = _read_groups(path, raw)
     groups |= _read_intersections(path, raw.get("intersections"), groups, phrases)
-    context_en = {}
+    context_en = {}  # the persona file's own English context phrases, over the domains'
     for domain, text in _mapping(path, raw.get("context") or {}, "context").items():
         context_en[str(domain)] = _phrase_of(path, text, f"context.{domain}")["en"][0]
     strict = path.resolve() == builtin.resolve()
     names_of: dict[str, tuple[str, ...]] = {}
     implicit = _read_implicit(data_dir() / "implicit.yaml", groups, names_of, strict)
-    languages = {}
-    for file in sorted((data_dir() / "lang").glob("*.yaml")):
+    languages: dict[str, Language] = {}
+    for file in (f for folder in folders for f in sorted((folder / "lang").glob("*.yaml"))):
         lang = _read_language(file, phrases, context_en, tuple(frames_en))
+        if lang.code in languages:
+            raise _fail(file, f"language {lang.code!r} is also defined by "
+                        f"{languages[lang.code].source}; keep one of the two files")  # fmt: skip
         lang.phrases.update(names_of)
         languages[lang.code] = lang
-    config = PersonaConfig(groups, context_en, languages, path, implicit)
+    context = {name: d.context["en"] for name, d in domains().items() if "en" in d.context}
+    config = PersonaConfig(groups, context | context_en, languages, path, implicit)
     for group in [*groups.values(), *implicit.values()]:
         for code, lang in languages.items():  # matched forms, checked on load
             if all(p.id in lang.phrases for p in group.values):
@@ -538,9 +559,10 @@ def load_personas(path: str | Path | None = None) -> PersonaConfig:
     return config
 
 
-def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()) -> list[str]:
-    """What language ``code`` lacks for this persona file: phrases of explicit values, context
-    phrases and (other than English) nouns of ``domains``; empty when complete."""
+def check_language(config: PersonaConfig, code: str, names: Sequence[str] = ()) -> list[str]:
+    """What language ``code`` lacks for this persona file: phrases of explicit values, and the
+    context phrases (of domains with a context variant) and nouns of the domains ``names``
+    (default: every declared domain); empty when complete."""
     lang = config.language(code)
     missing = [
         f"phrase {p.id}"
@@ -548,23 +570,10 @@ def check_language(config: PersonaConfig, code: str, domains: Sequence[str] = ()
         for p in g.values
         if p.id not in lang.phrases
     ]
-    for domain in domains or [d for d in DOMAINS if d in config.context]:
-        if domain in config.context and domain not in lang.context:
-            missing.append(f"context {domain}")
-        if code != "en" and domain not in lang.nouns:
-            missing.append(f"nouns {domain}")
+    known = domains()
+    for name in names or list(known):
+        if name in config.context and name not in lang.context:
+            missing.append(f"context {name}")
+        if name not in known or code not in known[name].nouns:
+            missing.append(f"nouns {name}")
     return missing
-
-
-def nouns(config: PersonaConfig, language: str, domain: str) -> tuple[str, str]:
-    """(plural, singular) noun of ``domain`` in ``language``: the language file's, or English
-    from the vocabulary."""
-    lang = config.language(language)
-    if domain in lang.nouns:
-        return lang.nouns[domain]
-    if language == "en" and domain in DOMAINS:
-        return DOMAINS[domain].noun, DOMAINS[domain].noun_singular
-    raise PersonaError(
-        f"no {lang.name} nouns for domain {domain!r}: add `nouns: {{{domain}: {{plural: ..., "
-        f"singular: ...}}}}` to {lang.source}."
-    )

@@ -1,10 +1,11 @@
 """Reference lists: the larger lists of real items of a domain that the open protocol grounds
 titles against when the catalog does not hold them (``core/parsing/grounding.py``).
 
-A reference list is ``data/reference/<domain>.jsonl`` (one object per line: ``id``, ``title``,
-optional ``year`` and ``artist``, other fields are facts kept for the report) with its source,
-licence and coverage in ``data/reference/sources.json``; ``data/reference/README.md`` says how
-each was derived. A domain without a file has no reference list (None).
+A domain's reference list is the file its domain file names (``reference:``, e.g.
+``data/reference/movie.jsonl``: one object per line: ``id``, ``title``, optional ``year`` and
+``artist``, other fields are facts kept for the report) with its source, licence and coverage in
+the ``sources.json`` beside it; ``data/reference/README.md`` says how each was derived. A domain
+that names none has no reference list (None).
 
 Matching reuses the catalog's index and matcher (``core/parsing/catalog_index.py``,
 ``core/parsing/title_match.py``: exact normalised keys, derived aliases, guarded fuzzy) over the
@@ -38,11 +39,10 @@ from coldbias_tasks.core.parsing.catalog_index import (
     normalized_key,
 )
 from coldbias_tasks.core.parsing.title_match import MARKDOWN, TitleMatcher
-from coldbias_tasks.core.resources import data_dir
-from coldbias_tasks.core.vocabulary import TitleKind
-from coldbias_tasks.core.vocabulary import domain as domain_of
+from coldbias_tasks.core.world.domains import TitleKind
+from coldbias_tasks.core.world.domains import domain as domain_of
 
-__all__ = ["YEAR_TOLERANCE", "RefEntry", "Reference", "load_reference", "reference_dir"]
+__all__ = ["YEAR_TOLERANCE", "RefEntry", "Reference", "load_reference", "read_reference"]
 
 #: A stated year may differ from an item's own year by at most this many years (release dates
 #: differ by country and festival).
@@ -64,11 +64,6 @@ class RefEntry:
     title: str
     year: int | None = None
     aliases: tuple[str, ...] = ()
-
-
-def reference_dir() -> Path:
-    """Folder of the reference lists (``data/reference``)."""
-    return data_dir() / "reference"
 
 
 class Reference:
@@ -177,20 +172,24 @@ def _entry(path: Path, line: int, obj: dict[str, object]) -> RefEntry:
     return RefEntry(ident, title.strip(), year, tuple(aliases))
 
 
-@lru_cache(maxsize=8)
 def load_reference(domain: str) -> Reference | None:
-    """The reference list of ``domain``, or None when the project ships none for it."""
-    folder = reference_dir()
-    path = folder / f"{domain}.jsonl"
-    if not path.is_file():
-        return None
+    """The reference list of ``domain`` (its domain file's ``reference``), or None when it
+    names none."""
+    path = domain_of(domain).reference_file
+    return None if path is None else read_reference(domain, path)
+
+
+@lru_cache(maxsize=8)
+def read_reference(domain: str, path: Path) -> Reference:
+    """The reference list of ``domain`` in ``path``, its coverage from the ``sources.json``
+    beside it; a bad file raises a CatalogError naming it and the fix."""
     fix = "regenerate it with its script (data/reference/README.md)."
     rows = read_jsonl_objects(path, CatalogError, fix, MAX_REFERENCE_BYTES)
     entries = tuple(_entry(path, line, obj) for line, obj in rows)
     duplicates = len(entries) - len({e.id for e in entries})
     if duplicates:
         raise CatalogError(f"{path}: {duplicates} reference ids repeat; ids must be unique.")
-    sources_path = folder / "sources.json"
+    sources_path = path.parent / "sources.json"
     if not sources_path.is_file():
         raise CatalogError(
             f"{sources_path} is missing: it states each reference list's source, licence and "
