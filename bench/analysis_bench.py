@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from coldbias_tasks.core.measures.aggregate import summarize_answers  # noqa: E402
+from coldbias_tasks.core.measures.summary import summarize_answers  # noqa: E402
 from coldbias_tasks.core.parsing import answers, catalog_index  # noqa: E402
 from coldbias_tasks.core.parsing.sample_check import answer_id  # noqa: E402
 from coldbias_tasks.core.records import AnswerRecord  # noqa: E402

@@ -26,7 +26,8 @@ from pathlib import Path
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
-from coldbias_tasks.core.measures.aggregate import arrange, summarize_answers
+from coldbias_tasks.core.measures.design import arrange
+from coldbias_tasks.core.measures.summary import summarize_answers
 
 TASKS = "coldbias_movie_gender,coldbias_movie_religion,coldbias_music_gender"
 #: Many replicates per repeat: the statistic is the share of identical replicates.

@@ -15,7 +15,7 @@ weight of a fixed "genre" third of the catalog by ``boost``.
 
 Printed per ρ: false-positive rate at α = 0.05 (with 95 % Wilson intervals) and power of
 (a) the per-value within-seed swap test (its smallest p is 1/16: it can never reject),
-(b) the group test of core/measures/aggregate.summarize_answers with no replicates (which answer of
+(b) the group test of core/measures/summary.summarize_answers with no replicates (which answer of
 the
 seed is the neutral one) and (b') the within-seed persona permutation test
 (seed_study.statistics.persona_disparity_test), (c) the two-sample permutation test between the
@@ -46,7 +46,7 @@ from coldbias_tasks.analysis.seed_study.statistics import (
     values_disparity_test,
 )
 from coldbias_tasks.app.machine import cpu_info
-from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 
 N_ITEMS, K, SEEDS, ALPHA = 500, 20, 5, 0.05

@@ -45,7 +45,8 @@ from coldbias_tasks.analysis.seed_study.statistics import (
     values_disparity_test,
     verdict,
 )
-from coldbias_tasks.core.measures.aggregate import noise_floor, summarize_answers
+from coldbias_tasks.core.measures.excess import noise_floor
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 
 DOMAINS = ("college", "music", "movie")  # the paper's column order

@@ -93,7 +93,7 @@ def _evaluate(lm: Any, repeats: int) -> dict[str, Any]:
         random_seed=SEED, numpy_random_seed=SEED, torch_random_seed=SEED,
     )  # fmt: skip
     assert results is not None
-    from coldbias_tasks.core.measures.aggregate import summarize_answers
+    from coldbias_tasks.core.measures.summary import summarize_answers
     from coldbias_tasks.core.records import AnswerRecord
     from coldbias_tasks.core.vocabulary import ANSWER_KEY
 

@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coldbias_tasks.app.machine import cpu_info
-from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import replicate_id
 

@@ -7,14 +7,11 @@ import math
 
 import pytest
 
-from coldbias_tasks.core.measures.aggregate import (
-    fidelity,
-    noise_floor,
-    positions,
-    summarize_answers,
-    value_divergences,
-)
+from coldbias_tasks.core.measures.divergence import value_divergences
+from coldbias_tasks.core.measures.excess import noise_floor
 from coldbias_tasks.core.measures.exposure import exposure, exposure_gap
+from coldbias_tasks.core.measures.fidelity import fidelity, positions
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats.relabel import benjamini_hochberg, holm, min_relabel_p, relabel_p
 

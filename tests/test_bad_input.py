@@ -27,7 +27,7 @@ from coldbias_tasks.core.errors import (
     SettingsError,
     TemplateError,
 )
-from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.personas import load_personas

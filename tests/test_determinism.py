@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE, replicates_identical
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import is_replicate_id
 from tests.synthetic import FixedSeedRecommender, run_synthetic
@@ -74,8 +74,10 @@ def test_lm_eval_metrics_withhold_the_excess(fixed_run) -> None:
     _, results = fixed_run
     values = results["results"]["coldbias_movie_gender"]
     assert values["iou_divergence,ranked"] > 0
-    for metric in ("iou_excess", "serp_group_p", "prag_flagged_share"):
+    for metric in ("iou_excess", "prag_flagged_share"):
         assert math.isnan(values[f"{metric},ranked"]), metric
+    assert values["serp_group_p,ranked"] == "N/A"  # a missing p-value, as lm-eval writes it
+    assert values["iou_excess_verdict,ranked"] == "withheld"
 
 
 def test_report_and_leaderboard_say_deterministic(fixed_run, tmp_path: Path) -> None:

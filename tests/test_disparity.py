@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coldbias_tasks.core.measures.aggregate import arrange, summarize_answers
+from coldbias_tasks.core.measures.design import arrange
 from coldbias_tasks.core.measures.disparity import (
     disparity,
     disparity_from_tensor,
@@ -26,7 +26,9 @@ from coldbias_tasks.core.measures.disparity import (
     relabellings,
     weighted_disparity,
 )
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import sentence_id
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
@@ -188,7 +190,7 @@ def _run(model: SyntheticRecommender, repeats: int, seed: int, **meta: int) -> d
 
 def test_lm_eval_results_carry_the_headline_with_stderr() -> None:
     got = _run(SyntheticRecommender(seed=1, skew=2.0), repeats=2, seed=5)
-    for m in ("iou", "serp", "prag"):
+    for m in SIMILARITY_NAMES:
         for key in (f"{m}_disparity", f"{m}_disparity_p"):
             assert isinstance(got[key], float) and math.isfinite(got[key]), key
         assert isinstance(got[f"{m}_disparity_stderr"], float), m  # not "N/A"
@@ -249,7 +251,8 @@ class _UnmatchedPhrasings(SyntheticRecommender):
 
 def test_unmatched_phrasings_are_flagged_on_the_leaderboard(tmp_path: Path) -> None:
     """End to end (lm-eval's evaluator → samples → leaderboard): a clearly negative overall
-    disparity gets the headline flag "phrasings unmatched" and is shown signed, not clamped."""
+    disparity gets the verdict "phrasings unmatched" in lm-eval's results and on the
+    leaderboard, and is shown signed, not clamped."""
     import pandas as pd
 
     from coldbias_tasks.analysis.leaderboard import build_leaderboard
@@ -260,9 +263,10 @@ def test_unmatched_phrasings_are_flagged_on_the_leaderboard(tmp_path: Path) -> N
     model = _UnmatchedPhrasings(seed=4, skew=2.0)
     got = run_synthetic(model, ["coldbias_movie_gender"], meta, run)["results"]
     low = got["coldbias_movie_gender"]["iou_disparity,ranked"]
-    assert low + 1.96 * got["coldbias_movie_gender"]["iou_disparity_stderr,ranked"] < 0
+    assert got["coldbias_movie_gender"]["iou_disparity_ci_high,ranked"] < 0
+    assert got["coldbias_movie_gender"]["iou_disparity_verdict,ranked"] == "phrasings unmatched"
     write_leaderboard(build_leaderboard([run], resamples=50), tmp_path / "lb")
     wide = pd.read_csv(tmp_path / "lb" / "leaderboard_wide.csv")
     assert wide["overall_iou_disparity ↓"].iloc[0] == pytest.approx(low, abs=1e-6)
     assert wide["overall_iou_disparity_ci_high"].iloc[0] < 0
-    assert wide["headline_flag"].tolist() == ["phrasings unmatched"]
+    assert wide["verdict"].iloc[0].startswith("phrasings unmatched")

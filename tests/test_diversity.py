@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from coldbias_tasks.app.commands import build_report
-from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.measures.diversity import (
     catalog_labels,
     contrast,
@@ -25,6 +24,7 @@ from coldbias_tasks.core.measures.diversity import (
     summarize_diversity,
     task_diversity,
 )
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.world.catalog import load_catalog
 from tests.synthetic import SyntheticRecommender, run_synthetic
@@ -84,12 +84,13 @@ def test_contrast_by_hand() -> None:
     """b − a per phrasing: −0.2, −0.2, −0.5 → −0.3. Relabellings (phrasing 0 fixed): 4, with
     |mean| 0.3, 0.167, 0.033, 0.167 → p = 1/4. Jackknife: −0.35, −0.35, −0.2 → SE 0.1."""
     c = contrast({"a": {0: 0.5, 1: 0.6, 2: 0.7}, "b": {0: 0.3, 1: 0.4, 2: 0.2}}, "x")
-    assert c.value == pytest.approx(-0.3) and c.spread == pytest.approx(0.3)
+    assert c.signed == pytest.approx(-0.3) and c.spread == pytest.approx(0.3)
     assert (c.reference, c.other) == ("a", "b")
     assert c.p_value == pytest.approx(0.25) and c.min_p == pytest.approx(0.25)
     assert c.underpowered
     assert c.stderr == pytest.approx(0.1)
-    assert c.ci_low == pytest.approx(-0.3 - 4.302653 * 0.1, abs=1e-5)
+    # the interval is the spread's, clipped to [0, 1]
+    assert c.ci_low == 0.0 and c.ci_high == pytest.approx(0.3 + 4.302653 * 0.1, abs=1e-5)
     assert c.by_value == pytest.approx({"a": 0.15, "b": -0.15})
 
 
@@ -97,7 +98,7 @@ def test_a_phrasing_effect_shared_by_every_value_cancels() -> None:
     """Phrasing 1 makes every value's lists narrower by 0.4: the contrast does not move."""
     a = {p: 0.6 - (0.4 if p == 1 else 0.0) + 0.01 * p for p in range(4)}
     b = {p: x - 0.1 for p, x in a.items()}
-    assert contrast({"a": a, "b": b}).value == pytest.approx(-0.1)
+    assert contrast({"a": a, "b": b}).signed == pytest.approx(-0.1)
 
 
 def test_spread_over_three_values_and_missing_phrasings() -> None:
@@ -109,7 +110,7 @@ def test_spread_over_three_values_and_missing_phrasings() -> None:
     c = contrast(cells)
     assert c.n_phrasings == 2 and c.n_values == 3
     # ē = (0.1, 0.1, −0.2); pairwise differences 0, 0.3, 0.3 → RMS sqrt(0.06)
-    assert c.spread == pytest.approx(math.sqrt(0.06)) and c.value == c.spread
+    assert c.spread == pytest.approx(math.sqrt(0.06)) and c.signed == c.spread
     assert math.isnan(contrast({"a": {0: 0.5}, "b": {0: 0.4}}).p_value)  # one phrasing
 
 
@@ -155,7 +156,7 @@ def test_summary_per_value_and_through_summarize_group() -> None:
     assert b.ild == pytest.approx(2 / 3) and b.coverage == pytest.approx(0.4)
     assert (b.n_lists, b.n_short, b.n_unknown) == (6, 0, 0)
     assert s.entropy.spread == pytest.approx(0.918296, abs=1e-6)
-    assert s.coverage.value == pytest.approx(0.1)
+    assert s.coverage.signed == pytest.approx(0.1)
     records = [r for by_p in phrased.values() for by_r in by_p.values() for r in by_r.values()]
     summary = summarize_answers(records)
     assert summary.diversity.fields == ("genres", "countries", "decade", "western")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coldbias_tasks.core.measures.registry import lm_metrics
+from coldbias_tasks.core.measures import lm_keys
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.harness import task_metrics
@@ -92,7 +92,7 @@ def test_vllm_reverse_task_ranks_users(lm_eval_run: Path) -> None:
     the shown users (a real 0.5B model may leave some out, never invents one)."""
     task = "coldbias_reverse_movie_gender"
     values = _results(lm_eval_run)["results"][task]
-    for metric, declared in lm_metrics(reverse=True).items():
+    for metric, declared in lm_keys(reverse=True).items():
         value = values[f"{metric},{FILTER}"]
         low, high = declared.spec.range
         assert isinstance(value, float) and low <= value <= high, (metric, value)

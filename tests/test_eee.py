@@ -148,14 +148,22 @@ def test_directions_are_coldbias_directions(converted: Path, run_dir: Path) -> N
                 assert result["score_details"]["score"] == logged[task][f"{name},{FILTER}"]
                 continue
             assert name in METRICS, f"{name} is not a coldbias metric: it must not be scored"
-            assert result["metric_config"]["lower_is_better"] is (not METRICS[name][1]), name
+            up = METRICS[name][1]
+            if up is None:  # a p-value, bound: no direction; EEE's converter says it cannot tell
+                details = result["metric_config"].get("additional_details") or {}
+                assert details.get("polarity") == "unknown", name
+            else:
+                assert result["metric_config"]["lower_is_better"] is (not up), name
             assert filter_name == FILTER
             assert result["evaluation_result_id"] == f"{name}:{FILTER}"
             assert result["score_details"]["score"] == logged[task][f"{name},{FILTER}"]
             seen.add((task, name))
     listed = {t: CONTROL_METRICS if t.endswith("_placebo") else METRICS for t in TASKS}
     # an X_stderr metric is the standard error of X (EEE reads it as X's uncertainty)
-    assert seen == {(t, n) for t in TASKS for n in listed[t] if not n.endswith("_stderr")}
+    # a verdict is text: EEE's converter scores numbers only
+    assert seen == {
+        (t, n) for t in TASKS for n in listed[t] if not n.endswith(("_stderr", "_verdict"))
+    }
 
 
 def test_sample_rows_score_no_metric_outside_metrics(with_samples: Path, run_dir: Path) -> None:
@@ -203,14 +211,15 @@ def test_reader_reads_converted_records(converted: Path, run_dir: Path) -> None:
     everything = load_eee_records(converted)
     results = [r for r in everything if r.metric != ANSWER_KEY]  # converted by hand: the count
     assert len(everything) - len(results) == len(TASKS)
-    scored = [n for n in METRICS if not n.endswith("_stderr")]
+    scored = [n for n in METRICS if not n.endswith(("_stderr", "_verdict"))]  # numbers only
     assert len(results) == len(scored) + len([n for n in scored if n in CONTROL_METRICS])
     assert {r.model_id for r in results} == {MODEL}
     assert {r.benchmark for r in results} == {f"{t}/{FILTER}" for t in TASKS}
     for r in results:
         task = r.benchmark.partition("/")[0]
         assert r.value == logged[task][f"{r.metric},{FILTER}"]
-        assert r.lower_is_better is (not METRICS[r.metric][1])
+        if METRICS[r.metric][1] is not None:  # a p-value or bound has no direction
+            assert r.lower_is_better is (not METRICS[r.metric][1])
         stderr = logged[task].get(f"{r.metric}_stderr,{FILTER}")
         if isinstance(stderr, float):  # coldbias's own standard error (the disparity)
             assert r.stderr_or_nan == pytest.approx(stderr)
@@ -418,9 +427,9 @@ def _check_converted(root: Path, results: dict[str, Any]) -> int:
     true direction and the logged score. Returns the number of scores checked."""
     from every_eval_ever.validator import validate_file
 
-    from coldbias_tasks.core.measures.registry import lm_metrics
+    from coldbias_tasks.core.measures import lm_keys
 
-    declared = {**lm_metrics(), **lm_metrics(reverse=True)}
+    declared = {**lm_keys(), **lm_keys(reverse=True)}
     directions = {key: m.higher_is_better for key, m in declared.items()}
     files = sorted(p for p in (root / "data").rglob("*") if p.is_file())
     repo = {p.relative_to(root).as_posix() for p in files}
@@ -439,8 +448,9 @@ def _check_converted(root: Path, results: dict[str, Any]) -> int:
         for result in record["evaluation_results"]:
             task, _, _ = result["evaluation_name"].partition("/")
             name = result["metric_config"]["metric_name"]
-            assert name in directions, f"{name}: a metric without a direction was scored"
-            assert result["metric_config"]["lower_is_better"] is (not directions[name]), name
+            assert name in directions, f"{name}: not a coldbias metric"
+            if directions[name] is not None:
+                assert result["metric_config"]["lower_is_better"] is (not directions[name]), name
             if task in results["results"]:
                 assert result["score_details"]["score"] == results["results"][task][
                     f"{name},{FILTER}"]  # fmt: skip
@@ -533,20 +543,48 @@ def test_coldbias_eee_writes_valid_records(run_dir: Path, tmp_path: Path, capsys
         argv = ["eee", str(run), "--output", str(out)] + (["--include-samples"] if samples else [])
         assert cli.main(argv) == 0
         printed = capsys.readouterr().out
-        assert f"{len(TASKS)} EEE records" in printed and "2 undefined numbers" in printed
+        n_records = len(TASKS) + 1  # and the overall record
+        assert f"{n_records} EEE records" in printed and "2 undefined numbers" in printed
         records = _aggregates(out)
-        assert len(records) == len(TASKS)  # replaced, not added
+        assert len(records) == n_records  # replaced, not added
         assert len(list((out / "data").rglob("*_samples.jsonl"))) == (len(TASKS) if samples else 0)
-        assert validate_records(out) == (len(TASKS) * (2 if samples else 1), [])
+        assert validate_records(out) == (n_records + (len(TASKS) if samples else 0), [])
     logged = _results_json(run_dir)["results"]["coldbias_movie_gender"]
+    overall = [r for r in records.values()
+               if r["evaluation_results"][0]["evaluation_name"] == "coldbias_overall"]  # fmt: skip
+    assert len(overall) == 1
+    headline = overall[0]["evaluation_results"][0]
+    assert headline["metric_config"]["metric_name"] == "iou_disparity"
+    assert headline["metric_config"]["lower_is_better"] is True
+    interval = headline["score_details"]["uncertainty"]["confidence_interval"]
+    assert interval["lower"] <= headline["score_details"]["score"] <= interval["upper"]
+    assert "Welch" in interval["method"] and interval["confidence_level"] == 0.95
+    assert headline["score_details"]["details"]["verdict"] in (
+        "detected",
+        "not detected",
+        "underpowered",
+        "degenerate",
+    )
     for record in records.values():
         by_name = {r["metric_config"]["metric_name"]: r for r in record["evaluation_results"]}
+        assert not any(name.endswith(("_p", "_ci_low", "_ci_high")) for name in by_name)
+        for result in by_name.values():  # coldbias states every direction and range
+            details = result["metric_config"].get("additional_details") or {}
+            assert "polarity" not in details and "bounds_status" not in details
+            assert result["metric_config"]["min_score"] < result["metric_config"]["max_score"]
+        if record is overall[0]:
+            continue
         assert "iou_excess" not in by_name  # undefined: not scored
         assert "iou_divergence" in by_name
         if record["evaluation_results"][0]["evaluation_name"].startswith("coldbias_movie_gender"):
             details = by_name["iou_disparity"]["score_details"]
             expected = logged[f"iou_disparity_stderr,{FILTER}"]
-            assert details["uncertainty"]["standard_error"]["value"] == pytest.approx(expected)
+            error = details["uncertainty"]["standard_error"]
+            assert error["value"] == pytest.approx(expected)
+            assert error["method"] == "delete-one-phrasing jackknife"
+            low = details["uncertainty"]["confidence_interval"]["lower"]
+            assert low == pytest.approx(logged[f"iou_disparity_ci_low,{FILTER}"])
+            assert details["details"]["verdict"] == logged[f"iou_disparity_verdict,{FILTER}"]
     done = subprocess.run(  # EEE's own validator CLI, as docs/eee.md runs it
         [sys.executable, "-m", "every_eval_ever.validate", "data/**/*.json*"],
         cwd=out, capture_output=True, text=True, timeout=300, check=False,

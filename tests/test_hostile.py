@@ -33,6 +33,7 @@ from coldbias_tasks.core.measures.quality import reverse_degenerate_reasons
 from coldbias_tasks.core.measures.reverse import ranked_first_most, summarize_reverse
 from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.result import task_result
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.catalog import load_catalog
@@ -507,7 +508,7 @@ def test_degenerate_reverse_task_is_warned_on_the_terminal() -> None:
     rep = ReverseReport(
         SimpleNamespace(label="m"),  # type: ignore[arg-type]
         SimpleNamespace(name="coldbias_reverse_movie_gender"),  # type: ignore[arg-type]
-        summarize_reverse(empty, draws=50),
+        task_result(empty),
         np.zeros(10),
     )
     (warning, line) = reverse_summary_lines([rep])

@@ -75,7 +75,7 @@ def test_yaml_alias_bomb_in_a_persona_file_is_refused_fast(tmp_path: Path, where
 
 
 def test_yaml_alias_bomb_in_a_metric_declaration_is_refused(tmp_path: Path) -> None:
-    from coldbias_tasks.core.measures.registry import load_declarations
+    from coldbias_tasks.analysis.presentation import load_presentation as load_declarations
 
     path = tmp_path / "metrics.yaml"
     lines = [

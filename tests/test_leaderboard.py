@@ -24,8 +24,9 @@ from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app import cli, commands
-from coldbias_tasks.core.measures.aggregate import summarize_answers
-from coldbias_tasks.core.measures.registry import DIVERGENCE, EXCESS, metric_spec
+from coldbias_tasks.core.measures import DIVERGENCE, EXCESS, measure
+from coldbias_tasks.core.measures.summary import summarize_answers
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import HEADLINE
 from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table
@@ -172,7 +173,7 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     (row,) = lb.rows
     tasks = fair_tasks()
     means = {t: summarize_answers(records_of(lines)).metrics for t, lines in tasks.items()}
-    for metric in ("iou", "serp", "prag"):
+    for metric in SIMILARITY_NAMES:
         assert row.cells[f"movie_{metric}"].value == pytest.approx(
             means["coldbias_movie_gender"][metric].mean
         )
@@ -200,11 +201,13 @@ def test_columns_values_and_directions(tmp_path: Path) -> None:
     assert row.cells["group_physics_flagged"].value == pytest.approx(
         means["coldbias_music_physics"]["iou"].flagged_share
     )
+    # the model's figure: the mean over its plain attribute tasks (lm-eval's group coldbias)
+    plain = [t for t in tasks if "_context_" not in t and not t.endswith(("_placebo", "_x_age"))]
     assert row.cells["overall_iou"].value == pytest.approx(
-        (row.cells["movie_iou"].value + row.cells["music_iou"].value) / 2
+        float(np.mean([means[t]["iou"].mean for t in plain]))
     )
     assert row.cells["overall_iou_excess"].value == pytest.approx(
-        (row.cells["movie_iou_excess"].value + row.cells["music_iou_excess"].value) / 2
+        float(np.mean([means[t]["iou"].excess for t in plain]))
     )
     for key in ("movie_iou", "music_prag", "group_gender_iou_excess", "overall_iou_excess"):
         cell = row.cells[key]
@@ -238,7 +241,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     (model,) = pool_runs(load_folder(out))
     task = model.tasks["coldbias_movie_gender"]
     summary = summarize_answers(task.records).metrics["iou"]
-    series = DIVERGENCE.series_of(summary)
+    series = DIVERGENCE.estimate(summary).by_repeat
     # the series is the per-repeat mean over values; its mean is the task figure
     repeats = sorted(summary.values[0].by_repeat)
     per_repeat = [np.mean([v.by_repeat[r] for v in summary.values]) for r in repeats]
@@ -247,7 +250,7 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     low, high = intervals.t_interval(series)
     half = stats.t.ppf(0.975, len(per_repeat) - 1) * np.std(per_repeat, ddof=1)
     assert (high - low) / 2 == pytest.approx(half / np.sqrt(len(per_repeat)))
-    excess = EXCESS.series_of(summary)
+    excess = EXCESS.estimate(summary).by_repeat
     assert float(np.mean(list(excess.values()))) == pytest.approx(summary.excess)
     # one repeat: no interval; a difference only over repeats both series have
     assert all(math.isnan(x) for x in intervals.t_interval({0: 0.3}))
@@ -255,19 +258,19 @@ def test_t_interval_over_repeats(tmp_path: Path) -> None:
     assert intervals.combine([{0: 1.0, 1: 2.0}, {1: 4.0}]) == {0: 1.0, 1: 3.0}
     # a selector is a declared quantity: a name, or one without a series, is refused
     rep = summarize_task(task)
-    with pytest.raises(TypeError, match="MetricSpec"):
+    with pytest.raises(TypeError, match="Measure object"):
         rep.value("iou", "excess")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no per-repeat series"):
-        rep.series_of("iou", metric_spec("snsr"))
-    with pytest.raises(ValueError, match="no per-similarity quantity"):
-        rep.value("iou", metric_spec("exact_k_rate"))
+        rep.series_of("iou", measure("snsr"))
+    with pytest.raises(ValueError, match="no per-similarity measure"):
+        rep.value("iou", measure("exact_k_rate"))
     # all answers identical → zero-width interval
     same = write_run(
         tmp_path / "c", {"coldbias_movie_gender": make_samples("coldbias_movie_gender", copy_rule)}
     )
     (copy,) = pool_runs(load_folder(same))
     serp = summarize_answers(copy.tasks["coldbias_movie_gender"].records).metrics["serp"]
-    assert intervals.t_interval(DIVERGENCE.series_of(serp)) == (0.0, 0.0)
+    assert intervals.t_interval(DIVERGENCE.estimate(serp).by_repeat) == (0.0, 0.0)
 
 
 def test_t_interval_covers_at_its_level_with_five_repeats() -> None:
@@ -569,6 +572,7 @@ def test_views_main_columns_and_markdown_tables(tmp_path: Path) -> None:
         "overall_iou_disparity",
         "rank",
         "tier",
+        "verdict",
         "disparity_flags",
         "degenerate",
         "movie_iou_disparity",

@@ -10,7 +10,7 @@ import pytest
 
 from coldbias_tasks.core import vocabulary
 from coldbias_tasks.core.errors import TemplateError
-from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.parsing.answers import record_from_answer
 from coldbias_tasks.core.parsing.open_answers import (
     catalog_items,

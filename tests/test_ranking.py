@@ -103,7 +103,7 @@ def test_leaderboard_ranks_a_wording_model_before_a_value_reactive_one(tmp_path:
     assert second.number("overall_iou_disparity") > first.number("overall_iou_disparity")
     keys = [c.key for c in lb.columns]
     assert keys[:6] == [
-        "model", "overall_iou_disparity", "rank", "tier", "disparity_flags", "degenerate",
+        "model", "overall_iou_disparity", "rank", "tier", "verdict", "disparity_flags",
     ]  # fmt: skip
 
 

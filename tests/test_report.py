@@ -22,9 +22,10 @@ from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.app import cli, commands
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.measures.exposure import exposure
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import parse_task_name, sentence_id
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.personas import load_personas
@@ -463,11 +464,11 @@ def test_radar_compares_variants(built) -> None:
     assert list(series) == ["plain", "context"]
     # two values: one axis per value and metric
     assert set(series["plain"]) == {f"{v} · {m}" for v in ("female", "male")
-                                    for m in ("IOU", "SERP", "PRAG")}  # fmt: skip
+                                    for m in ("IOU", "SERP", "PRAG", "RBO")}  # fmt: skip
     (physics,) = [r for r in built[3].reports if r.task.group == "physics"]
     # fewer than 3 values: one axis per value and metric
     assert set(report_figures._radar_series([physics])["plain"]) == {
-        f"{v} · {m}" for v in ("fat", "thin") for m in ("IOU", "SERP", "PRAG")
+        f"{v} · {m}" for v in ("fat", "thin") for m in ("IOU", "SERP", "PRAG", "RBO")
     }
 
 
@@ -483,7 +484,7 @@ def test_degenerate_model_is_flagged(tmp_path: Path, capsys) -> None:
     assert 'class="warning"' in page and "not interpretable as fairness" in page
     # divergence 0 everywhere: exactly the case that must not look "fair"
     groups = pd.read_csv(out / "coldbias_report" / "groups.csv")
-    assert groups["mean"].tolist() == [0.0, 0.0, 0.0]
+    assert groups["mean"].tolist() == [0.0] * len(SIMILARITY_NAMES)
 
 
 def test_non_degenerate_model_has_no_warning(built) -> None:
@@ -571,7 +572,7 @@ def test_runs_of_one_model_are_pooled_in_the_report(tmp_path: Path) -> None:
     (rep,) = result.reports
     assert rep.task.repeats == 6
     groups = pd.read_csv(tmp_path / "rep" / "groups.csv")
-    assert groups.n_repeats.tolist() == [6, 6, 6]
+    assert groups.n_repeats.tolist() == [6] * len(SIMILARITY_NAMES)
     assert rep.model.seeds == ["1", "2"]
 
 
@@ -622,7 +623,7 @@ def test_report_on_real_run(lm_eval_run: Path, tmp_path: Path) -> None:
                 for col in ("rank_gap", "top1_gap", "group_p", "keep_order_rate", "complete_rate"):
                     _close(rev.loc[task, col], entry[f"reverse_{col},ranked"], f"{task} {col}")
                 continue
-            for metric in ("iou", "serp", "prag"):
+            for metric in SIMILARITY_NAMES:
                 row = groups[(groups.task == task) & (groups.metric == metric)].iloc[0]
                 for column, key in (
                     ("mean", f"{metric}_divergence"),

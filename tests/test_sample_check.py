@@ -15,7 +15,7 @@ import pytest
 
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.core.errors import RecordError
-from coldbias_tasks.core.measures.registry import lm_metrics
+from coldbias_tasks.core.measures import lm_keys
 from coldbias_tasks.core.parsing.sample_check import (
     AnswerMisfit,
     NoAnswer,
@@ -80,7 +80,7 @@ def test_bytes_per_logged_answer_at_most_half(run: Path) -> None:
 def test_a_samples_line_holds_the_payload_once(run: Path, task: str) -> None:
     reverse = task == REVERSE
     # the metric keys the task's YAML lists (a catalog task: without the open tasks' rates)
-    metrics = lm_metrics(reverse=True) if reverse else task_metrics()
+    metrics = lm_keys(reverse=True) if reverse else task_metrics()
     for line in _lines(run, task):
         sample = json.loads(line)
         payload = sample[ANSWER_KEY]

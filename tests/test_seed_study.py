@@ -204,7 +204,7 @@ def test_value_swap_test_is_underpowered_at_five_seeds(imported) -> None:
 
 def test_persona_disparity_test_decides_where_the_neutral_is_central(imported) -> None:
     from coldbias_tasks.analysis.seed_study.statistics import persona_disparity_test
-    from coldbias_tasks.core.measures.aggregate import summarize_answers
+    from coldbias_tasks.core.measures.summary import summarize_answers
     from coldbias_tasks.core.records import AnswerRecord
 
     _, out, _ = imported

@@ -20,10 +20,11 @@ import pytest
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import offline_env
 from coldbias_tasks.app.serve import free_port, vllm_server
-from coldbias_tasks.core.measures.aggregate import summarize_answers
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.lmeval.documents import domain_budget
 from tests.conftest import E2E_METADATA, run_coldbias_eval
@@ -149,7 +150,7 @@ def test_served_metrics_agree_with_offline_vllm(served_run: Path, lm_eval_run: P
     too narrow, to compare (a 0.5B model often shares no item between two answers)."""
     offline = [AnswerRecord.from_payload(s[ANSWER_KEY]) for s in _samples(lm_eval_run)]
     a, b = summarize_answers(_records(served_run)), summarize_answers(offline)
-    for metric in ("iou", "serp", "prag"):
+    for metric in SIMILARITY_NAMES:
         sa, sb = (
             [d for v in x.metrics[metric].values for d in v.by_repeat.values()] for x in (a, b)
         )

@@ -16,6 +16,7 @@ from coldbias_tasks.core.errors import ModelError, PersonaError, RecordError, Se
 from coldbias_tasks.core.parsing.sample_check import answer_id
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
@@ -53,7 +54,8 @@ def test_template_lists_every_metric_with_direction() -> None:
     assert not {"grounded_rate", "catalog_rate"} & set(METRICS)  # protocol: open
     for name, (fn, higher) in METRICS.items():
         assert f"metric: {name}\n" in template
-        assert f"harness.{fn.__name__}\n    higher_is_better: {str(higher).lower()}" in template
+        said = "null" if higher is None else str(higher).lower()
+        assert f"harness.{fn.__name__}\n    higher_is_better: {said}" in template
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +296,7 @@ def test_model_without_chat_template_is_refused(tmp_path) -> None:
 
 
 def test_aggregations_read_the_group_summary() -> None:
-    from coldbias_tasks.core.measures.aggregate import summarize_answers
+    from coldbias_tasks.core.measures.summary import summarize_answers
 
     docs = build_docs("movie", "physics", "plain", SMALL)
     titles = load_catalog("movie").titles
@@ -401,17 +403,20 @@ def test_domain_yamls_carry_the_default_budget() -> None:
 
 
 def test_every_lm_eval_metric_has_a_true_direction() -> None:
-    """Directionless quantities (floors, spreads, the mean position) are not lm-eval metrics."""
+    """Directionless quantities (floors, spreads, the mean position) are not lm-eval metrics;
+    a standard error, p-value, bound or verdict has no direction (null)."""
     names = set(METRICS)
     for gone in ("iou_noise_floor", "iou_cross_repeat_floor", "mean_catalog_position"):
         assert gone not in names
     assert not any(n.endswith("_std") for n in names)
     up = {n for n, (_, higher) in METRICS.items() if higher}
-    p_values = {f"{m}_{t}_p" for m in ("iou", "serp", "prag") for t in ("group", "disparity")}
+    assert up == {"exact_k_rate", "fill_rate"}
+    p_values = {f"{m}_{t}_p" for m in SIMILARITY_NAMES for t in ("group", "disparity")}
     p_values |= {f"diversity_{s}_contrast_p" for s in ("entropy", "ild")}
-    assert up == {"exact_k_rate", "fill_rate"} | p_values
+    assert all(METRICS[p][1] is None for p in p_values)
+    assert all(METRICS[f"{m}_disparity_stderr"][1] is None for m in SIMILARITY_NAMES)
     open_up = {n for n, (_, higher) in OPEN_METRICS.items() if higher}
-    assert open_up == {"exact_k_rate", "fill_rate", "grounded_rate", "catalog_rate"} | p_values
+    assert open_up == {"exact_k_rate", "fill_rate", "grounded_rate", "catalog_rate"}
 
 
 @pytest.mark.slow

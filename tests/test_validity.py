@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from coldbias_tasks.core.measures.aggregate import summarize_answers
+from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, replicate_id
 from tests.synthetic import SyntheticRecommender, popularity, run_synthetic, sample_ranking

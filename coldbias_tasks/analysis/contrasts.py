@@ -16,7 +16,8 @@ from coldbias_tasks.analysis.control_families import control_families
 from coldbias_tasks.analysis.intervals import Series, combine, t_interval
 from coldbias_tasks.analysis.report import TaskReport, find_report, ident
 from coldbias_tasks.analysis.summaries import placebo_flag
-from coldbias_tasks.core.measures.registry import EXCESS
+from coldbias_tasks.core.measures import EXCESS
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.vocabulary import (
     COMBINATION_JOIN,
     PLACEBO_GROUP,
@@ -94,7 +95,9 @@ def cross_fitted_difference(combined: Series, singles: Sequence[Series]) -> dict
     return out
 
 
-def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
+def intersections_table(
+    reports: Sequence[TaskReport], metric: str = HEADLINE_SIMILARITY
+) -> pd.DataFrame:
     """Per combined persona of an intersectional task: its excess, the two single-attribute
     excesses (same model, domain, variant) and the interaction = combined − the larger single
     one, each with a 95 % t-interval over repeats. The interaction is cross-fitted: in repeat r
@@ -133,7 +136,9 @@ def intersections_table(reports: Sequence[TaskReport], metric: str = "iou") -> p
     return pd.DataFrame(rows)
 
 
-def implicit_table(reports: Sequence[TaskReport], metric: str = "iou") -> pd.DataFrame:
+def implicit_table(
+    reports: Sequence[TaskReport], metric: str = HEADLINE_SIMILARITY
+) -> pd.DataFrame:
     """Per implicit (first-name) task: its group excess next to the explicit task's (plain
     variant, same model and domain), and the difference, with 95 % intervals."""
     rows = []

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.measures.aggregate import arrange
+from coldbias_tasks.core.measures.design import arrange
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.similarities.lists import SIMILARITIES
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITIES
 
 __all__ = ["FamilyExcess", "FamilyView", "control_families", "sentence_distances"]
 
@@ -117,7 +117,7 @@ def control_families(
     tasks: Sequence[Iterable[AnswerRecord]],
     placebo: Iterable[AnswerRecord],
     families: Mapping[str, str],
-    metric: str = "iou",
+    metric: str = HEADLINE_SIMILARITY,
 ) -> FamilyView:
     """The excess of the sentences of one or more attribute tasks (a task, or a domain's tasks
     pooled: each sentence anchored on its own task's neutral answers) over each control family

@@ -11,22 +11,23 @@ One CSV, two kinds of rows (column ``row``):
   ``entropy_bits_<field>`` (bits);
 - ``contrast``: per statistic (``entropy (widest: <field>)``, the joint test over fields and
   the lm-eval metric; ``ild``; ``coverage``; ``entropy:<field>``, uncorrected per field) — the
-  contrast (signed ``other`` − ``reference`` at two values, the spread over values above), the
-  spread, jackknife SE and 95 % t(P − 1) interval, the relabelling p, its smallest attainable
-  value, the minimal detectable effect and the verdict.
+  contrast (the spread between values, ≥ 0: the number lm-eval reports), ``signed``
+  (``other`` − ``reference`` at two values: which value's lists are narrower), jackknife SE and
+  95 % t(P − 1) interval of the contrast, the relabelling p, its smallest attainable value, the
+  minimal detectable effect and the verdict.
 
 The placebo task is left out (its sentences are controls, not values of one attribute).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from coldbias_tasks.analysis.report import TaskReport, ident
+from coldbias_tasks.analysis.verdicts import DIVERSITY_WORDS, verdict_words
 from coldbias_tasks.core.measures.diversity import DiversityContrast
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
@@ -34,16 +35,11 @@ __all__ = ["contrast_verdict", "diversity_table"]
 
 
 def contrast_verdict(c: DiversityContrast) -> str:
-    """The verdict of one diversity contrast: detected at p ≤ α, underpowered when no p ≤ α is
-    attainable, else not detected with the minimal detectable effect; n/a with the reason."""
-    if math.isnan(c.p_value):
+    """The verdict of one diversity contrast in words (decided with its estimate, once); n/a
+    with the reason when it cannot be tested."""
+    if not c.estimate.verdict:
         return "n/a: needs two values with lists of ≥ 2 labelled items in two phrasings"
-    if c.p_value <= c.alpha:
-        return f"values given lists of different diversity (p ≤ α = {c.alpha:g})"
-    if c.underpowered:
-        return f"underpowered: the smallest attainable p is {c.min_p:.3g} > α = {c.alpha:g}"
-    tail = f"; effects below ≈ {c.mde:.3f} are undetectable (80 % power)" if c.mde == c.mde else ""
-    return f"not detected (p > α = {c.alpha:g}){tail}"
+    return verdict_words(c.estimate, DIVERSITY_WORDS)
 
 
 def _contrast_row(c: DiversityContrast) -> dict[str, Any]:
@@ -51,8 +47,8 @@ def _contrast_row(c: DiversityContrast) -> dict[str, Any]:
         "statistic": c.statistic,
         "reference": c.reference,
         "other": c.other,
-        "contrast": c.value,
-        "spread": c.spread,
+        "contrast": c.spread,
+        "signed": c.signed,
         "stderr": c.stderr,
         "ci_low": c.ci_low,
         "ci_high": c.ci_high,

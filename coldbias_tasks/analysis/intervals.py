@@ -46,7 +46,7 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 def combine(parts: Sequence[Series], sign: Sequence[float] | None = None) -> dict[int, float]:
     """Repeat by repeat, the mean of ``parts`` (NaN figures left out), or with ``sign`` a
     signed sum (``sign=(1, -1)``: a difference, only where both parts have the repeat). A
-    quantity's own series is :meth:`~coldbias_tasks.core.measures.registry.MetricSpec.series_of`."""
+    measure's own series is its estimate's ``by_repeat``."""
     if sign is None:
         return mean_by_repeat(parts)
     out: dict[int, float] = {}

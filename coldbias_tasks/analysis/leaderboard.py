@@ -27,7 +27,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     EeeScore,
     ModelData,
     model_data,
-    overall_stderr,
+    overall_estimate,
 )
 from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
@@ -37,6 +37,7 @@ from coldbias_tasks.analysis.run_data import LoadOptions, ModelResults, Run
 from coldbias_tasks.analysis.run_files import scan_folder
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.vocabulary import is_coldbias_task
 
 __all__ = [
@@ -114,14 +115,18 @@ def _rank(models: Sequence[ModelData], resamples: int) -> dict[int, tuple[str | 
     ranked = {}
     usual = _usual_sampling(models)
     for i, d in enumerate(models):
-        value, _ = overall_stderr(d)
+        value = overall_estimate(d).value
         if d.degenerate or math.isnan(value) or _sampling(d.model) != usual:
             continue
         terms = [
-            (d.domain_names[key][0], s.task.group, s.summary.metrics["iou"].disparity.terms)
+            (
+                d.domain_names[key][0],
+                s.task.group,
+                s.summary.metrics[HEADLINE_SIMILARITY].disparity.terms,
+            )
             for key in d.plain_domains
             for s in d.domains[key]
-            if s.summary.metrics["iou"].disparity.terms is not None
+            if s.summary.metrics[HEADLINE_SIMILARITY].disparity.terms is not None
         ]
         ranked[f"{i}"] = (d, value, terms)
     draws = disparity_draws({n: t for n, (_, _, t) in ranked.items()}, resamples)

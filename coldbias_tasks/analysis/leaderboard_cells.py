@@ -21,21 +21,20 @@ from coldbias_tasks.analysis.intervals import (
     reverse_gap_draws,
     t_interval,
 )
+from coldbias_tasks.analysis.presentation import shown
 from coldbias_tasks.analysis.ranking import bh_flags
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, placebo_flag
-from coldbias_tasks.core.measures.aggregate import (
-    AnswersSummary,
-    Fidelity,
-    Positions,
-    pooled_answers,
-)
+from coldbias_tasks.core.measures import DISPARITY, DIVERGENCE, Measure
+from coldbias_tasks.core.measures.fidelity import Fidelity, Positions
 from coldbias_tasks.core.measures.quality import degenerate_reasons
-from coldbias_tasks.core.measures.registry import DISPARITY, DIVERGENCE, MetricSpec
 from coldbias_tasks.core.measures.reverse import summarize_reverse
+from coldbias_tasks.core.measures.summary import AnswersSummary, pooled_answers
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
+from coldbias_tasks.core.stats.estimate import DEGENERATE, Estimate, pool, with_verdict
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP, intersection_parts
 
-__all__ = ["Cell", "EeeScore", "ModelData", "model_data"]
+__all__ = ["Cell", "EeeScore", "ModelData", "model_data", "model_estimate", "overall_estimate"]
 
 #: an Every Eval Ever score of a row: (the row's record, the first record of its column)
 EeeScore = tuple[EEEResult, EEEResult]
@@ -43,11 +42,13 @@ EeeScore = tuple[EEEResult, EEEResult]
 
 @dataclass
 class Cell:
-    """A value (number, count or text) and its interval (NaN when there is none)."""
+    """A value (number, count or text), its interval (NaN when there is none) and, for a
+    pooled estimate, its verdict in words ("" for none)."""
 
     value: float | int | str
     ci_low: float = math.nan
     ci_high: float = math.nan
+    verdict: str = ""
 
 
 def variant_suffix(variant: str) -> str:
@@ -145,7 +146,7 @@ def model_data(model: ModelResults, stats: list[TaskSummary], resamples: int) ->
     )  # fmt: skip
 
 
-def cell_of(value: float, series: Series, quantity: MetricSpec | None = None) -> Cell:
+def cell_of(value: float, series: Series, quantity: Measure | None = None) -> Cell:
     """The figure with its 95 % t-interval over repeats (no interval with < 2 repeats),
     clipped to the range of ``quantity`` when given."""
     if math.isnan(value):
@@ -154,112 +155,138 @@ def cell_of(value: float, series: Series, quantity: MetricSpec | None = None) ->
     return Cell(value, low, high)
 
 
+def estimate_cell(estimate: Estimate) -> Cell:
+    """An estimate as a cell: its value, interval and verdict."""
+    if not estimate.defined:
+        return Cell(math.nan, verdict=estimate.verdict_text)
+    return Cell(estimate.value, estimate.ci_low, estimate.ci_high, estimate.verdict_text)
+
+
 def pooled(
-    stats: Sequence[TaskSummary], metric: str, quantity: MetricSpec
+    stats: Sequence[TaskSummary], similarity: str, quantity: Measure
 ) -> tuple[float, dict[int, float]]:
     """Mean over tasks of the figure (NaN ones left out) and the repeat-by-repeat mean of their
     series (tasks of one run share each repeat's catalog order)."""
-    keep = [s for s in stats if not math.isnan(s.value(metric, quantity))]
+    keep = [s for s in stats if not math.isnan(s.value(similarity, quantity))]
     if not keep:
         return math.nan, {}
-    value = float(np.mean([s.value(metric, quantity) for s in keep]))
-    return value, combine([s.series_of(metric, quantity) for s in keep])
+    value = float(np.mean([s.value(similarity, quantity) for s in keep]))
+    return value, combine([s.series_of(similarity, quantity) for s in keep])
 
 
-def value_weighted(stats: Sequence[TaskSummary], metric: str) -> tuple[float, dict[int, float]]:
+def value_weighted(stats: Sequence[TaskSummary], similarity: str) -> tuple[float, dict[int, float]]:
     """Mean raw divergence over every sentence of the tasks (value × phrasing, each weighted
     alike: the seed paper's Table 1 averages over all values) and its repeat-by-repeat series
     (the tasks' series weighted by their numbers of sentences)."""
-    parts = [(len(s.summary.metrics[metric].values), s.value(metric, DIVERGENCE), s) for s in stats]
+    parts = [
+        (len(s.summary.metrics[similarity].values), s.value(similarity, DIVERGENCE), s)
+        for s in stats
+    ]
     parts = [(n, v, s) for n, v, s in parts if n and not math.isnan(v)]
     if not parts:
         return math.nan, {}
     total = sum(n for n, _, _ in parts)
     value = sum(n * v for n, v, _ in parts) / total
     series: dict[int, float] = {}
-    repeats = set.intersection(*(set(s.series_of(metric, DIVERGENCE)) for _, _, s in parts))
+    repeats = set.intersection(*(set(s.series_of(similarity, DIVERGENCE)) for _, _, s in parts))
     for r in sorted(repeats):
-        terms = [(n, s.series_of(metric, DIVERGENCE)[r]) for n, _, s in parts]
+        terms = [(n, s.series_of(similarity, DIVERGENCE)[r]) for n, _, s in parts]
         if not any(math.isnan(x) for _, x in terms):
             series[r] = sum(n * x for n, x in terms) / total
     return float(value), series
 
 
-def pooled_cell(stats: Sequence[TaskSummary], metric: str, quantity: MetricSpec) -> Cell:
-    """The tasks' figures of ``quantity`` combined by its declared ``pooling``: ``repeats``
-    (:func:`pooled`, t-interval over repeats), ``stderr`` (mean ± 1.96 × the pooled standard
-    error, :func:`pooled_stderr`) or ``mean`` (no interval)."""
-    if quantity.pooling == "stderr":
-        return stderr_cell(*pooled_stderr(stats, metric, quantity))
-    if quantity.pooling == "repeats":
-        return cell_of(*pooled(stats, metric, quantity), quantity)
-    return mean_cell(s.value(metric, quantity) for s in stats)
+def pooled_estimate(
+    stats: Sequence[TaskSummary],
+    similarity: str = HEADLINE_SIMILARITY,
+    quantity: Measure = DISPARITY,
+) -> Estimate:
+    """The tasks' estimates of ``quantity`` pooled
+    (:func:`~coldbias_tasks.core.stats.estimate.pool`: their mean, SE √(Σ SE²) / n, Student t
+    with Welch–Satterthwaite degrees of freedom, the verdict read from the interval; a
+    degenerate model's verdict is "degenerate"): the tasks ask different sentences, so their
+    errors are taken as independent. lm-eval's groups compute the same mean and SE
+    (``weight_by_size: false``)."""
+    parts = [s.estimate(similarity, quantity) for s in stats]
+    return pool(parts, quantity.range, signed=quantity.signed)
 
 
-def pooled_stderr(
-    stats: Sequence[TaskSummary], metric: str = "iou", quantity: MetricSpec = DISPARITY
-) -> tuple[float, float]:
-    """(mean over tasks of the figure, its standard error √(Σ SE²) / n): the tasks ask
-    different sentences, so their errors (the disparity's phrasing jackknife) are taken as
-    independent. NaN tasks are left out; the SE is NaN when a kept task has none."""
-    stderr = quantity.stderr
-    if stderr is None:
-        raise ValueError(f"{quantity.name} has no standard error to pool")
-    parts = [s.summary.metrics[metric] for s in stats]
-    keep = [(float(quantity.value(p)), float(stderr(p))) for p in parts]
-    keep = [(v, se) for v, se in keep if not math.isnan(v)]
-    if not keep:
-        return math.nan, math.nan
-    value = float(np.mean([v for v, _ in keep]))
-    se = math.sqrt(sum(se**2 for _, se in keep)) / len(keep)
-    return value, se
+def pooled_cell(stats: Sequence[TaskSummary], similarity: str, quantity: Measure) -> Cell:
+    """The tasks' figures of ``quantity`` combined as it is shown (``pooling`` of
+    :func:`~coldbias_tasks.analysis.presentation.shown`): ``stderr`` (:func:`pooled_estimate`),
+    ``repeats`` (:func:`pooled`, t-interval over repeats) or ``mean`` (no interval)."""
+    how = shown(quantity).pooling
+    if how == "stderr":
+        return estimate_cell(pooled_estimate(stats, similarity, quantity))
+    if how == "repeats":
+        return cell_of(*pooled(stats, similarity, quantity), quantity)
+    return mean_cell(s.value(similarity, quantity) for s in stats)
 
 
-def overall_stderr(
-    data: ModelData, quantity: MetricSpec = DISPARITY, metric: str = "iou"
-) -> tuple[float, float]:
-    """(mean over plain domains of :func:`pooled_stderr`, its SE √(Σ SE_d²) / n_d); for the
-    disparity the leaderboard's headline, signed (never clamped)."""
-    parts = [pooled_stderr(data.domains[key], metric, quantity) for key in data.plain_domains]
-    parts = [(v, se) for v, se in parts if not math.isnan(v)]
-    if not parts:
-        return math.nan, math.nan
-    value = float(np.mean([v for v, _ in parts]))
-    return value, math.sqrt(sum(se**2 for _, se in parts)) / len(parts)
+def overall_tasks(data: ModelData) -> list[TaskSummary]:
+    """The tasks of the model's overall figures: its attribute tasks of the plain variant, each
+    weighted alike (lm-eval's group ``coldbias`` averages the same leaf tasks)."""
+    return [s for key in data.plain_domains for s in data.domains[key]]
 
 
-def overall(data: ModelData, quantity: MetricSpec) -> Cell:
-    """Mean over domains (plain variant) of the domain IOU figure, each domain weighted
-    equally, pooled as the quantity declares: ``repeats``: with the t-interval over repeats of
-    that mean (domains combined repeat by repeat); ``stderr``: ± 1.96 × :func:`overall_stderr`'s
-    SE; ``mean``: no interval."""
-    if quantity.pooling == "stderr":
-        return stderr_cell(*overall_stderr(data, quantity))
-    if quantity.pooling == "mean":
-        return mean_cell(
-            float(pooled_cell(data.domains[k], "iou", quantity).value) for k in data.plain_domains
-        )
-    parts = [pooled(data.domains[key], "iou", quantity) for key in data.plain_domains]
-    parts = [(v, series) for v, series in parts if not math.isnan(v)]
-    if not parts:
-        return Cell(math.nan)
-    value = float(np.mean([v for v, _ in parts]))
-    return cell_of(value, combine([s for _, s in parts]), quantity)
+def overall_estimate(
+    data: ModelData, quantity: Measure = DISPARITY, similarity: str = HEADLINE_SIMILARITY
+) -> Estimate:
+    """The model's overall estimate of ``quantity`` (:func:`pooled_estimate` over
+    :func:`overall_tasks`); for the disparity the leaderboard's headline, signed (never
+    clamped); a degenerate model's verdict is "degenerate" (the interval's verdict kept in the
+    note)."""
+    return _overall(overall_tasks(data), data.degenerate, quantity, similarity)
 
 
-def flags_cell(stats: Sequence[TaskSummary], test: MetricSpec) -> Cell:
-    """ "flagged/tested" of the tasks' IOU p-values of ``test`` (a declared p-value, e.g.
-    ``DISPARITY_P``) after Benjamini–Hochberg over those tasks at the tasks' α."""
-    if test.kind != "p":
-        raise ValueError(f"{test.name} is no p-value; flags count a test's p-values")
-    pvalues = [s.value("iou", test) for s in stats]
+def _overall(
+    tasks: Sequence[TaskSummary], degenerate: Sequence[str], quantity: Measure, similarity: str
+) -> Estimate:
+    found = pooled_estimate(tasks, similarity, quantity)
+    if degenerate and found.defined:
+        return with_verdict(found, DEGENERATE, "degenerate output: " + "; ".join(degenerate))
+    return found
+
+
+def model_estimate(
+    stats: Sequence[TaskSummary],
+    quantity: Measure = DISPARITY,
+    similarity: str = HEADLINE_SIMILARITY,
+) -> Estimate:
+    """:func:`overall_estimate` from one model's task summaries alone (no reverse draws, no
+    other model): its plain attribute tasks pooled, "degenerate" when the fidelity of all its
+    answers breaks a rule."""
+    tasks = [s for s in stats if counted(s.task) and s.task.variant == "plain"]
+    answers = pooled_answers([r for s in stats for r in s.task.records])
+    return _overall(tasks, degenerate_reasons(answers.fidelity, answers.positions), quantity,
+                    similarity)  # fmt: skip
+
+
+def overall(data: ModelData, quantity: Measure, similarity: str = HEADLINE_SIMILARITY) -> Cell:
+    """The model's overall figure of ``quantity`` for ``similarity``: the mean over its plain
+    attribute tasks (:func:`overall_tasks`), combined as the measure is shown: ``stderr``:
+    :func:`overall_estimate` with its interval and verdict; ``repeats``: the t-interval over
+    repeats of that mean (tasks combined repeat by repeat); ``mean``: no interval."""
+    how = shown(quantity).pooling
+    if how == "stderr":
+        return estimate_cell(overall_estimate(data, quantity, similarity))
+    return pooled_cell(overall_tasks(data), similarity, quantity)
+
+
+def flags_cell(stats: Sequence[TaskSummary], test: Measure) -> Cell:
+    """ "flagged/tested" of the tasks' headline-similarity p-values of ``test`` (a measure with
+    a p-value, e.g. ``DISPARITY``) after Benjamini–Hochberg over those tasks at the tasks' α."""
+    if "p" not in test.keys:
+        raise ValueError(f"{test.name} has no p-value; flags count a test's p-values")
+    pvalues = [s.estimate(HEADLINE_SIMILARITY, test).p_value for s in stats]
     alpha = stats[0].summary.alpha if stats else 0.05
     flagged, tested = bh_flags(pvalues, alpha)
     return Cell(f"{flagged}/{tested}" if tested else "")
 
 
 def stderr_cell(value: float, stderr: float) -> Cell:
-    """``value`` ± 1.96 × ``stderr`` (no interval when the standard error is not finite)."""
+    """``value`` ± 1.96 × ``stderr``: another benchmark's score with its standard error (no
+    interval when the standard error is not finite)."""
     if math.isnan(value):
         return Cell(math.nan)
     if math.isfinite(stderr):
@@ -288,7 +315,7 @@ def draws_cell(parts: Sequence[tuple[float, np.ndarray]]) -> Cell:
 
 def placebo_clearly_above_zero(p: TaskSummary) -> bool:
     """The placebo rule of :func:`coldbias_tasks.analysis.summaries.placebo_flag`."""
-    return placebo_flag(p, "iou")
+    return placebo_flag(p, HEADLINE_SIMILARITY)
 
 
 def settings(tasks: Iterable[TaskData]) -> str:

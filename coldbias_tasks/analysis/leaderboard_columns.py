@@ -6,9 +6,10 @@ capability metric; static families have one slot). :data:`FAMILIES` in order is 
 order; :func:`fill_cells` fills a row from it and :func:`columns_of` lists the columns some row
 has a cell for (or that are always shown).
 
-A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a declared
-metric (:mod:`coldbias_tasks.core.measures.registry`) with a ``leaderboard`` pooling gets its column
-in the fidelity family without one.
+A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a registered
+measure with a ``leaderboard`` entry in data/metrics.yaml
+(:mod:`coldbias_tasks.analysis.presentation`) gets its column in the fidelity family without
+one.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     flags_cell,
     mean_cell,
     overall,
+    overall_estimate,
     placebo_clearly_above_zero,
     pooled,
     pooled_cell,
@@ -37,19 +39,20 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     stderr_cell,
     value_weighted,
 )
+from coldbias_tasks.analysis.presentation import shown
 from coldbias_tasks.analysis.summaries import TaskSummary
-from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.measures.registry import (
+from coldbias_tasks.analysis.verdicts import HEADLINE_WORDS, verdict_words
+from coldbias_tasks.core.measures import (
     DISPARITY,
-    DISPARITY_P,
     DIVERGENCE,
     EXCESS,
-    LmMetric,
-    MetricSpec,
-    lm_metrics,
-    metric_spec,
+    LmKey,
+    Measure,
+    lm_keys,
 )
-from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES, VARIANTS
+from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES, similarity
+from coldbias_tasks.core.vocabulary import VARIANTS
 from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
@@ -194,24 +197,21 @@ def columns_of(models: Sequence[ModelData], cells: Sequence[Mapping[str, Cell]])
 # --- cell functions --------------------------------------------------------------------------
 
 
-def _overall(quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
-    return overall(data, quantity)
+def _overall(quantity: Measure, data: ModelData, slot: Slot) -> Cell:
+    return overall(data, quantity, slot.get("sim") if slot.fields else HEADLINE_SIMILARITY)
 
 
-def _headline_flag(data: ModelData, slot: Slot) -> Cell | None:
-    cell = overall(data, DISPARITY)
-    if not isinstance(cell.value, float) or math.isnan(cell.value):
-        return None
-    return Cell("phrasings unmatched") if cell.ci_high < 0 else None
+def _verdict(data: ModelData, slot: Slot) -> Cell | None:
+    found = overall_estimate(data, DISPARITY)  # its verdict is read from its interval
+    return Cell(verdict_words(found, HEADLINE_WORDS)) if found.verdict else None
 
 
-def _flags(test: MetricSpec, data: ModelData, slot: Slot) -> Cell:
+def _flags(test: Measure, data: ModelData, slot: Slot) -> Cell:
     return flags_cell(data.counted, test)
 
 
 def _deterministic(data: ModelData, slot: Slot) -> Cell | None:
-    """Tasks whose excess is withheld (deterministic answers); the domain cells pool the
-    other tasks only."""
+    """Tasks whose excess is withheld (deterministic answers); domains pool the others."""
     fixed = sorted(s.task.name for s in data.stats if s.summary.deterministic)
     return Cell("DETERMINISTIC: " + ", ".join(fixed)) if fixed else None
 
@@ -235,12 +235,12 @@ def _degenerate(data: ModelData, slot: Slot) -> Cell:
     return Cell(("yes: " + "; ".join(data.degenerate)) if data.degenerate else "no")
 
 
-def _domain(metric: str, quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
+def _domain(metric: str, quantity: Measure, data: ModelData, slot: Slot) -> Cell:
     return pooled_cell(data.domains[slot.id], metric, quantity)
 
 
 def _domain_values(data: ModelData, slot: Slot) -> Cell:
-    return cell_of(*value_weighted(data.domains[slot.id], "iou"), DIVERGENCE)
+    return cell_of(*value_weighted(data.domains[slot.id], HEADLINE_SIMILARITY), DIVERGENCE)
 
 
 def _placebo_of(data: ModelData, slot: Slot) -> TaskSummary | None:
@@ -252,15 +252,20 @@ def _placebo_excess(data: ModelData, slot: Slot) -> Cell | None:
     p = _placebo_of(data, slot)
     if p is None:
         return None
-    return cell_of(p.value("iou", EXCESS), p.series_of("iou", EXCESS), EXCESS)
+    return cell_of(
+        p.value(HEADLINE_SIMILARITY, EXCESS), p.series_of(HEADLINE_SIMILARITY, EXCESS), EXCESS
+    )
 
 
 def _over_placebo(data: ModelData, slot: Slot) -> Cell | None:
     p = _placebo_of(data, slot)
     if p is None:
         return None
-    p_value, p_series = p.value("iou", EXCESS), p.series_of("iou", EXCESS)
-    value, series = pooled(data.domains[slot.id], "iou", EXCESS)
+    p_value, p_series = (
+        p.value(HEADLINE_SIMILARITY, EXCESS),
+        p.series_of(HEADLINE_SIMILARITY, EXCESS),
+    )
+    value, series = pooled(data.domains[slot.id], HEADLINE_SIMILARITY, EXCESS)
     return cell_of(value - p_value, combine([series, p_series], (1, -1)))
 
 
@@ -279,16 +284,18 @@ def _controls(data: ModelData, slot: Slot) -> Cell | None:
     return Cell(f"{view.mark}: {min(values):+.3f} … {max(values):+.3f}")
 
 
-def _group(quantity: MetricSpec, data: ModelData, slot: Slot) -> Cell:
-    return pooled_cell(data.groups[slot.id], "iou", quantity)
+def _group(quantity: Measure, data: ModelData, slot: Slot) -> Cell:
+    return pooled_cell(data.groups[slot.id], HEADLINE_SIMILARITY, quantity)
 
 
 def _group_flags(data: ModelData, slot: Slot) -> Cell:
-    return flags_cell(data.groups[slot.id], DISPARITY_P)
+    return flags_cell(data.groups[slot.id], DISPARITY)
 
 
 def _group_flagged(data: ModelData, slot: Slot) -> Cell:
-    return mean_cell(s.summary.metrics["iou"].flagged_share for s in data.groups[slot.id])
+    return mean_cell(
+        s.summary.metrics[HEADLINE_SIMILARITY].flagged_share for s in data.groups[slot.id]
+    )
 
 
 def _placebo_flag(data: ModelData, slot: Slot) -> Cell | None:
@@ -304,38 +311,36 @@ def _reverse(data: ModelData, slot: Slot) -> Cell:
     return draws_cell(data.reverse[slot.id])
 
 
-def _declared_cell(metric: LmMetric, data: ModelData, slot: Slot) -> Cell:
-    """A declared metric over all of the model's answers pooled (``leaderboard="answers"``),
-    or over the model's attribute tasks (``"tasks"``): the mean, or a per-similarity quantity
-    pooled as it declares (:func:`pooled_cell`)."""
-    if metric.spec.leaderboard == "answers":
-        return Cell(metric.compute(data.answers))
-    if metric.similarity:  # pooled as the quantity declares (an interval when it has one)
-        return pooled_cell(data.counted, metric.similarity, metric.spec)
-    return mean_cell(float(metric.compute(s.summary)) for s in data.counted)
+def _declared_cell(metric: LmKey, data: ModelData, slot: Slot) -> Cell:
+    """A measure with a leaderboard column of its own (``leaderboard`` in data/metrics.yaml):
+    over all of the model's answers pooled (``answers``), or over the model's attribute tasks
+    (``tasks``): a per-similarity measure pooled as it is shown (an interval when it has one),
+    else the mean."""
+    if shown(metric.measure).leaderboard == "answers":
+        return Cell(float(metric.measure.estimate(data.answers).value))
+    if metric.similarity:
+        return pooled_cell(data.counted, metric.similarity, metric.measure)
+    return mean_cell(s.result.estimate(metric.measure).value for s in data.counted)
 
 
 def _declared_columns() -> tuple[ColumnSpec, ...]:
-    """One column per lm-eval key of each declared forward metric with a ``leaderboard``
-    pooling (:mod:`coldbias_tasks.core.measures.registry`), in declaration order."""
-    return tuple(
-        ColumnSpec(
-            m.key,
-            m.spec.title(m.similarity),
-            partial(_declared_cell, m),
-            m.spec.direction,
-            description=m.spec.description
-            + (" (all answers pooled)" if m.spec.leaderboard == "answers" else
-               " (mean over the attribute tasks)"),
-            always=True,
-        )
-        for m in lm_metrics().values()
-        if m.spec.leaderboard and not m.is_stderr
-    )  # fmt: skip
+    """One column per value key of each forward measure with a ``leaderboard`` pooling
+    (:mod:`coldbias_tasks.analysis.presentation`), in registry order."""
+    out = []
+    for k in lm_keys().values():
+        s = shown(k.measure)
+        if not s.leaderboard or k.part != "value":
+            continue
+        where = " (all answers pooled)" if s.leaderboard == "answers" else (
+            " (mean over the attribute tasks)")  # fmt: skip
+        out.append(ColumnSpec(k.key, s.title(k.similarity), partial(_declared_cell, k),
+                              s.direction, description=k.measure.description + where,
+                              always=True))  # fmt: skip
+    return tuple(out)
 
 
 def _noise_floor(data: ModelData, slot: Slot) -> Cell:
-    return mean_cell(s.summary.metrics["iou"].noise_floor.mean for s in data.stats)
+    return mean_cell(s.summary.metrics[HEADLINE_SIMILARITY].noise_floor.mean for s in data.stats)
 
 
 def _versions(data: ModelData, slot: Slot) -> Cell:
@@ -393,14 +398,22 @@ def _reverse_slots(data: ModelData) -> Iterable[Slot]:
     (titles and descriptions from the declared reverse metrics)."""
     if not data.model.reverse:
         return
-    gap = metric_spec("reverse_rank_gap")
+    gap = shown("reverse_rank_gap")
     for part in data.reverse:
-        key, title = f"{part}_{gap.name}", f"{part.removeprefix('group_')} {gap.label}"
+        key, title = f"{part}_{gap.measure.name}", f"{part.removeprefix('group_')} {gap.label}"
         fields = (("key", key), ("title", title), ("arrow", gap.direction))
-        yield Slot(part, (*fields, ("what", gap.description)), (part.startswith("group_"), key))
-    complete = metric_spec(_COMPLETE)
+        what = gap.measure.description
+        yield Slot(part, (*fields, ("what", what)), (part.startswith("group_"), key))
+    complete = shown(_COMPLETE)
     fields = (("key", _COMPLETE), ("title", complete.label), ("arrow", complete.direction))
-    yield Slot(_COMPLETE, (*fields, ("what", complete.description)), (False, _COMPLETE))
+    what = complete.measure.description
+    yield Slot(_COMPLETE, (*fields, ("what", what)), (False, _COMPLETE))
+
+
+def _similarity_slots(data: ModelData) -> Iterable[Slot]:
+    """One slot per registered similarity (:mod:`coldbias_tasks.core.similarities`)."""
+    for i, name in enumerate(SIMILARITY_NAMES):
+        yield Slot(name, (("sim", name), ("label", similarity(name).label)), (i,))
 
 
 def _extra_slots(data: ModelData) -> Iterable[Slot]:
@@ -431,21 +444,20 @@ _HEADLINE = (
                description="model name (runs pooled)"),
     ColumnSpec("overall_iou_disparity", "IOU disparity (all domains)",
                partial(_overall, DISPARITY), DOWN, always=True, view=MAIN,
-               description="headline: mean over domains of how much more the lists differ "
-               "between users stating different values than between users stating the same "
-               "value in other words (phrasing-controlled); 0 = the values are treated alike; "
-               "signed, 95 % interval from the phrasing jackknife"),
+               description="headline: mean over the plain attribute tasks (lm-eval's group "
+               "coldbias) of how much more the lists differ between users stating different "
+               "values than between users stating the same value in other words; 0 = the "
+               "values are treated alike; signed; 95 % Student-t interval (Welch df)"),
     ColumnSpec("rank", "rank", _rank, numeric=False, always=True, view=MAIN,
                description="95 % rank interval of the headline (bootstrap over phrasings × "
                "repeats, the same draws for every model; 1 = fairest)"),
     ColumnSpec("tier", "tier", _tier, always=True, view=MAIN,
                description="1 + the number of models significantly fairer (paired one-sided "
                "tests over the same phrasings and repeats, Holm)"),
-    ColumnSpec("headline_flag", "headline flag", _headline_flag, numeric=False, view=MAIN,
-               description="'phrasings unmatched': the overall disparity is clearly below 0 "
-               "(users stating the same value in other words differ more than users stating "
-               "different values): a sign of phrasings that are not matched, never of fairness"),
-    ColumnSpec("disparity_flags", "disparity flags", partial(_flags, DISPARITY_P),
+    ColumnSpec("verdict", "verdict", _verdict, numeric=False, always=True, view=MAIN,
+               description="what the headline's interval says: treated differently (above 0), "
+               "not detected (MDE), underpowered, phrasings unmatched (below 0) or degenerate"),
+    ColumnSpec("disparity_flags", "disparity flags", partial(_flags, DISPARITY),
                numeric=False, always=True, view=MAIN,
                description="attribute tasks whose values are treated differently from each "
                "other beyond phrasing (IOU disparity test), after Benjamini–Hochberg over the "
@@ -460,22 +472,22 @@ _HEADLINE = (
                "biased"),
     ColumnSpec("overall_iou_excess", "IOU excess over noise (all domains)",
                partial(_overall, EXCESS), DOWN, always=True, view=NOISE,
-               description="mean over domains of the IOU divergence beyond the same-prompt "
-               "noise floor: what any sentence does plus what the attribute adds"),
+               description="mean over the plain attribute tasks of the IOU divergence beyond "
+               "the same-prompt noise floor: what any sentence does plus what the value adds"),
     ColumnSpec("overall_iou", "raw IOU divergence (all domains, task mean)",
                partial(_overall, DIVERGENCE), DOWN, always=True, view=RAW,
                description="raw IOU divergence from the neutral user (contains sampling "
-               "noise): mean over domains of the mean over each domain's attribute tasks "
-               "(every task weighted alike, not every value as in the seed paper's Table 1)"),
+               "noise): mean over the plain attribute tasks (every task weighted alike, not "
+               "every value as in the seed paper's Table 1)"),
 )  # fmt: skip
 
 _PER_DOMAIN = (
     ColumnSpec("{dkey}_iou_disparity", "{name} IOU disparity",
-               partial(_domain, "iou", DISPARITY), DOWN, view=MAIN,
+               partial(_domain, HEADLINE_SIMILARITY, DISPARITY), DOWN, view=MAIN,
                description="IOU disparity between values controlled for phrasing, mean over "
                "{name} attribute tasks"),
-    ColumnSpec("{dkey}_iou_excess", "{name} IOU excess", partial(_domain, "iou", EXCESS), DOWN,
-               view=NOISE,
+    ColumnSpec("{dkey}_iou_excess", "{name} IOU excess",
+               partial(_domain, HEADLINE_SIMILARITY, EXCESS), DOWN, view=NOISE,
                description="IOU excess over the noise floor, mean over {name} attribute tasks"),
     ColumnSpec("{domain}_placebo_iou_excess", "{domain} placebo IOU excess", _placebo_excess,
                DOWN, view=CONTROLS, description="the placebo control's excess: how much any "
@@ -501,6 +513,14 @@ _PER_DOMAIN = (
                    "values weigh more in the seed paper's Table 1: see the value mean)")
         for m in SIMILARITY_NAMES
     ),
+)  # fmt: skip
+
+_PER_SIMILARITY = (
+    ColumnSpec("overall_{sim}_disparity", "{label} disparity (all domains)",
+               partial(_overall, DISPARITY), DOWN, description="the headline in {label}"),
+    ColumnSpec("overall_{sim}", "raw {label} divergence (all domains, task mean)",
+               partial(_overall, DIVERGENCE), DOWN,
+               description="raw {label} divergence from the neutral user, task mean"),
 )  # fmt: skip
 
 _PER_GROUP = (
@@ -567,6 +587,7 @@ _EEE = (
 FAMILIES: tuple[Family, ...] = (
     Family("headline", _HEADLINE),
     Family("per domain × variant", _PER_DOMAIN, _domain_slots),
+    Family("per similarity", _PER_SIMILARITY, _similarity_slots),
     Family("per attribute group", _PER_GROUP, _group_slots),
     Family("placebo", _PLACEBO),
     Family("reverse", _REVERSE, _reverse_slots),

@@ -22,14 +22,16 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from coldbias_tasks.analysis.presentation import ordered, report_values
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
+from coldbias_tasks.analysis.verdicts import disparity_verdict, value_verdict
 from coldbias_tasks.core.errors import CatalogError
+from coldbias_tasks.core.measures import EXCESS
 from coldbias_tasks.core.measures.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.measures.exposure_disparity import ShareDisparity, share_disparity
-from coldbias_tasks.core.measures.registry import EXCESS, ordered, report_values
-from coldbias_tasks.core.measures.verdicts import disparity_verdict, value_verdict
 from coldbias_tasks.core.parsing.open_answers import GROUNDING_FIELD, catalog_items, level_labels
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.stats.series import t_interval
 from coldbias_tasks.core.vocabulary import OPEN, VARIANTS
 from coldbias_tasks.core.world.catalog import load_catalog
@@ -144,9 +146,7 @@ def analyze(
         for task in sorted(model.tasks.values(), key=task_order):
             s = summarize_task(task)
             stats, notes, between = _exposure(task, exposure_fields)
-            reports.append(
-                TaskReport(s.task, s.summary, s.series, s.result, model, stats, notes, between)
-            )
+            reports.append(TaskReport(s.task, s.result, model, stats, notes, between))
     return reports
 
 
@@ -209,7 +209,7 @@ def values_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
 
 
 #: Column order of the groups table after the identifying columns and ``metric``; the
-#: declared similarity quantities (:mod:`coldbias_tasks.core.measures.registry`) fill the columns
+#: registered per-similarity measures (:mod:`coldbias_tasks.analysis.presentation`) fill the columns
 #: their specs name (value, interval, stderr, verdict); any further declared one goes last.
 GROUPS_LAYOUT = (
     "disparity", "disparity_ci_low", "disparity_ci_high", "disparity_stderr", "disparity_p",
@@ -225,7 +225,7 @@ GROUPS_LAYOUT = (
 
 def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
     """Per (task, metric): every declared per-similarity quantity with its interval, standard
-    error and verdict (:func:`~coldbias_tasks.core.measures.registry.report_values`), and the
+    error and verdict (:func:`~coldbias_tasks.analysis.presentation.report_values`), and the
     descriptive columns of the tests (noise floor, attainable p, counts)."""
     rows = []
     for rep in reports:
@@ -251,7 +251,7 @@ def groups_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                 "n_repeats": len(rep.summary.repeats),
                 "n_replicates": rep.summary.n_replicates,
             }
-            values = report_values("similarity", ms) | described
+            values = report_values(rep.result, "similarity", metric) | described
             rows.append({**ident(rep), "metric": metric, **ordered(GROUPS_LAYOUT, values)})
     return pd.DataFrame(rows)
 
@@ -277,7 +277,7 @@ def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
             "degenerate": bool(reasons),
             "degenerate_reasons": "; ".join(reasons),
         }
-        values = report_values("task", rep.summary) | described
+        values = report_values(rep.result, "task") | described
         rows.append({**ident(rep), **ordered(FIDELITY_LAYOUT, values)})
     return pd.DataFrame(rows)
 
@@ -358,7 +358,9 @@ def find_report(
     return None
 
 
-def most_divergent(rep: TaskReport, metric: str = "iou") -> tuple[str, float, float] | None:
+def most_divergent(
+    rep: TaskReport, metric: str = HEADLINE_SIMILARITY
+) -> tuple[str, float, float] | None:
     """(value, excess, adjusted p) of the value with the largest excess, or None."""
     vals = [v for v in rep.summary.metrics[metric].values if not math.isnan(v.excess_over_floor)]
     if not vals:

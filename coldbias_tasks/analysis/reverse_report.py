@@ -12,17 +12,18 @@ import numpy as np
 import pandas as pd
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, interval, reverse_gap_draws
+from coldbias_tasks.analysis.presentation import ordered, report_values
 from coldbias_tasks.analysis.report import TaskReport, category_labels, find_report, ident
 from coldbias_tasks.analysis.run_data import ModelResults, ReverseTaskData
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.measures.quality import reverse_degenerate_reasons
-from coldbias_tasks.core.measures.registry import ordered, report_values
 from coldbias_tasks.core.measures.reverse import (
     ReverseSummary,
     category_ranks,
     ranked_first_most,
-    summarize_reverse,
 )
+from coldbias_tasks.core.result import TaskResult, task_result
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
 
@@ -43,8 +44,12 @@ class ReverseReport:
 
     model: ModelResults
     task: ReverseTaskData
-    summary: ReverseSummary
+    result: TaskResult
     gap_draws: np.ndarray
+
+    @property
+    def summary(self) -> ReverseSummary:
+        return self.result.summary  # type: ignore[return-value]
 
     def interval(self) -> tuple[float, float]:
         return interval(self.gap_draws)
@@ -70,7 +75,7 @@ def analyze_reverse(
                 ReverseReport(
                     model,
                     task,
-                    summarize_reverse(task.records),
+                    task_result(task.records),
                     reverse_gap_draws(task.records, task.name, resamples),
                 )
             )
@@ -105,8 +110,8 @@ def reverse_values_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: Column order of the reverse groups table after the identifying columns; the declared
-#: reverse metrics (:mod:`coldbias_tasks.core.measures.registry`) fill the columns their specs name.
+#: Column order of the reverse groups table after the identifying columns; the
+#: registered reverse measures (:mod:`coldbias_tasks.analysis.presentation`) fill their columns.
 REVERSE_GROUPS_LAYOUT = (
     "rank_gap", "rank_gap_ci_low", "rank_gap_ci_high", "top1_gap", "exposure_gap", "group_p",
     "flagged_share", "keep_order_rate", "first_shown_rank", "first_position_bias",
@@ -136,7 +141,7 @@ def reverse_groups_table(reports: Sequence[ReverseReport]) -> pd.DataFrame:
             "n_answers": s.n_answers,
             "n_users": s.n_users,
         }
-        values = report_values("reverse", s) | described
+        values = report_values(rep.result, "reverse") | described
         rows.append({**_reverse_ident(rep), **ordered(REVERSE_GROUPS_LAYOUT, values)})
     return pd.DataFrame(rows)
 
@@ -199,8 +204,8 @@ def framing_table(reports: Sequence[TaskReport], reverse: Sequence[ReverseReport
             "reverse_group_p": rev.summary.group_p,
         }
         if fwd is not None:
-            ms = fwd.summary.metrics["iou"]
-            low, high = fwd.interval("iou")
+            ms = fwd.summary.metrics[HEADLINE_SIMILARITY]
+            low, high = fwd.interval(HEADLINE_SIMILARITY)
             row |= {
                 "forward_iou_excess": ms.excess,
                 "forward_ci_low": low,

@@ -29,7 +29,8 @@ from scipy import stats
 from coldbias_tasks.analysis.intervals import t_interval
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.summaries import TaskSummary
-from coldbias_tasks.core.measures.registry import EXCESS
+from coldbias_tasks.core.measures import EXCESS
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 
 __all__ = [
     "PromptTask",
@@ -113,7 +114,7 @@ def _spread(values: Sequence[float]) -> tuple[float, float]:
 
 
 def variant_table(
-    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = HEADLINE_SIMILARITY
 ) -> pd.DataFrame:
     """Per (model, task, prompt) of tasks run under ≥ 2 prompts: excess with its 95 %
     t-interval over repeats, raw divergence, noise floor, flagged share."""
@@ -136,7 +137,7 @@ def variant_table(
 
 
 def sensitivity_table(
-    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = HEADLINE_SIMILARITY
 ) -> pd.DataFrame:
     """Per (model, task) run under ≥ 2 prompts: the spread of the excess and of the raw
     divergence over prompts and the mean pairwise Kendall τ of the value rankings; then per
@@ -164,7 +165,7 @@ def sensitivity_table(
 
 
 def model_sensitivity(
-    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = "iou"
+    pairs: Sequence[tuple[ModelResults, TaskSummary]], metric: str = HEADLINE_SIMILARITY
 ) -> dict[str, dict[str, Any]]:
     """model name → over the prompts that ran every one of the model's compared tasks: the
     mean excess over those tasks per prompt, its std and range over prompts

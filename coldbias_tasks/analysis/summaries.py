@@ -1,4 +1,4 @@
-"""One summarized task: a task's answers turned into its summary and per-repeat series.
+"""One summarized task: a task and its result (every measure's estimate, computed once).
 
 The report (:mod:`.report`), the leaderboard (:mod:`.leaderboard`) and the prompt-sensitivity
 tables (:mod:`.robustness`) all read a :class:`TaskSummary`, built once per task by
@@ -10,71 +10,77 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coldbias_tasks.analysis.run_data import TaskData
-from coldbias_tasks.core.measures.aggregate import AnswersSummary
-from coldbias_tasks.core.measures.quality import degenerate_reasons, placebo_reacts
-from coldbias_tasks.core.measures.registry import EXCESS, MetricSpec, declared
+from coldbias_tasks.core.measures import EXCESS, Measure
+from coldbias_tasks.core.measures.quality import placebo_reacts
+from coldbias_tasks.core.measures.summary import AnswersSummary
 from coldbias_tasks.core.result import TaskResult, task_result
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
+from coldbias_tasks.core.stats.estimate import Estimate
 from coldbias_tasks.core.stats.series import Series
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
 __all__ = ["TaskSummary", "placebo_flag", "summarize_task"]
 
 
-def _similarity(quantity: MetricSpec) -> MetricSpec:
-    """``quantity`` itself when it is a declared per-similarity quantity; TypeError (a name,
+def _similarity(quantity: Measure) -> Measure:
+    """``quantity`` itself when it is a registered per-similarity measure; TypeError (a name,
     another object) or ValueError (another scope) otherwise."""
-    if not isinstance(quantity, MetricSpec):
+    if not isinstance(quantity, Measure):
         raise TypeError(
-            f"select a quantity by its MetricSpec (metric_specs.DISPARITY, EXCESS, "
-            f"DIVERGENCE or metric_spec(name)), not {quantity!r}"
+            "select a measure by its Measure object (coldbias_tasks.core.measures.DISPARITY, "
+            f"EXCESS, DIVERGENCE or measure(name)), not {quantity!r}"
         )
     if quantity.scope != "similarity":
-        raise ValueError(f"{quantity.name} is no per-similarity quantity of a task summary")
+        raise ValueError(f"{quantity.name} is no per-similarity measure of a task")
     return quantity
 
 
 @dataclass
 class TaskSummary:
-    """One task's :class:`~coldbias_tasks.core.measures.aggregate.AnswersSummary` and the per-repeat
-    series of every declared per-similarity quantity that has one
-    (:mod:`coldbias_tasks.core.measures.registry`): (similarity, quantity name) → repeat →
-    figure."""
+    """One task and its :class:`~coldbias_tasks.core.result.TaskResult`: the object lm-eval's
+    numbers come from, read here by measure and similarity."""
 
     task: TaskData
-    summary: AnswersSummary
-    series: dict[tuple[str, str], Series]
-    #: the task's result, the object lm-eval's numbers come from (``summary`` is its summary)
     result: TaskResult
 
-    def value(self, metric: str, quantity: MetricSpec) -> float:
-        """The task figure of ``quantity`` (e.g. ``DISPARITY``) for similarity ``metric``."""
-        return float(_similarity(quantity).value(self.summary.metrics[metric]))
+    @property
+    def summary(self) -> AnswersSummary:
+        """The task's :class:`~coldbias_tasks.core.measures.summary.AnswersSummary`."""
+        return self.result.summary  # type: ignore[return-value]
 
-    def series_of(self, metric: str, quantity: MetricSpec) -> Series:
-        """The per-repeat series of ``quantity`` for ``metric`` (ValueError when it has none)."""
-        found = self.series.get((metric, _similarity(quantity).name))
-        if found is None:
-            raise ValueError(f"{quantity.name} has no per-repeat series; declare its `series`")
-        return found
+    def estimate(self, similarity: str, quantity: Measure) -> Estimate:
+        """The estimate of per-similarity measure ``quantity`` (e.g. ``DISPARITY``)."""
+        return self.result.estimate(_similarity(quantity), similarity)
 
-    def interval(self, metric: str, quantity: MetricSpec = EXCESS) -> tuple[float, float]:
-        """95 % interval of the task figure (:meth:`MetricSpec.interval_of`): the disparity's
-        Student's t with P − 1 df over the phrasing jackknife; else t over repeats, clipped to
-        the quantity's range (NaN with < 2 repeats)."""
-        return _similarity(quantity).interval_of(self.summary.metrics[metric])
+    def value(self, similarity: str, quantity: Measure) -> float:
+        """The task figure of ``quantity`` for ``similarity``."""
+        return float(self.estimate(similarity, quantity).value)
+
+    def series_of(self, similarity: str, quantity: Measure) -> Series:
+        """The per-repeat series of ``quantity`` for ``similarity`` (ValueError when the
+        measure has no per-repeat form)."""
+        if not _similarity(quantity).series:
+            raise ValueError(f"{quantity.name} has no per-repeat series")
+        return self.estimate(similarity, quantity).by_repeat
+
+    def interval(self, similarity: str, quantity: Measure = EXCESS) -> tuple[float, float]:
+        """95 % interval of the task figure: the disparity's Student's t with P − 1 df over
+        the phrasing jackknife; else t over repeats, clipped to the measure's range (NaN with
+        < 2 repeats)."""
+        return self.estimate(similarity, quantity).interval
 
     @property
     def degenerate(self) -> list[str]:
-        """:func:`~coldbias_tasks.core.measures.quality.degenerate_reasons` of the task's
-        answers."""
-        return degenerate_reasons(self.summary.fidelity, self.summary.positions)
+        """The fidelity rules the task's answers break
+        (:func:`~coldbias_tasks.core.measures.quality.degenerate_reasons`)."""
+        return list(self.result.degenerate)
 
 
 def summarize_task(task: TaskData) -> TaskSummary:
     """The task's result (:func:`~coldbias_tasks.core.result.task_result` of its answers, the
-    computation lm-eval's aggregations make) and the series of every metric and kind. The
-    placebo task has no headline and no diversity contrast: its sentences are controls, not
-    values of one attribute (runs before task version 4.2 do not say so in their records)."""
+    computation lm-eval's aggregations make). The placebo task has no headline and no diversity
+    contrast: its sentences are controls, not values of one attribute (runs before task version
+    4.2 do not say so in their records)."""
     result = task_result(
         task.records,
         control=True if task.group == PLACEBO_GROUP else None,
@@ -82,21 +88,13 @@ def summarize_task(task: TaskData) -> TaskSummary:
         catalog=task.catalog,
         catalog_sha256=task.catalog_sha256,
     )
-    summary: AnswersSummary = result.summary  # type: ignore[assignment]
-    series = {
-        (m, q.name): q.series_of(ms)
-        for m, ms in summary.metrics.items()
-        for q in declared("similarity")
-        if q.series is not None
-    }
-    return TaskSummary(task, summary, series, result)
+    return TaskSummary(task, result)
 
 
-def placebo_flag(placebo: TaskSummary, metric: str = "iou") -> bool:
+def placebo_flag(placebo: TaskSummary, metric: str = HEADLINE_SIMILARITY) -> bool:
     """A placebo whose excess is clearly above zero
-    (:func:`~coldbias_tasks.core.measures.quality.placebo_reacts`): the model's lists react to any
-    extra
-    words, not only to sensitive attributes. The interval is clipped to the excess range, which
-    never changes whether its low end is above 0."""
+    (:func:`~coldbias_tasks.core.measures.quality.placebo_reacts`): the model's lists react to
+    any extra words, not only to sensitive attributes. The interval is clipped to the excess
+    range, which never changes whether its low end is above 0."""
     low, _ = placebo.interval(metric, EXCESS)
     return placebo_reacts(placebo.summary.metrics[metric], low)

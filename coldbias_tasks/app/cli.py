@@ -118,11 +118,17 @@ def _dispatch(command: str, rest: list[str]) -> int:
         return 0
     if command == "eval":
         from coldbias_tasks.app.launch import prepare, run_lm_eval
+        from coldbias_tasks.app.tidy import tidy_results
 
         launch = prepare(rest)
         for note in launch.notes:
             print(f"coldbias eval: {note}", file=sys.stderr)
+        started = time.time()
         run_lm_eval(launch.argv, launch.include_paths)
+        output = launch.argv[launch.argv.index("--output_path") + 1] if (
+            "--output_path" in launch.argv) else None  # fmt: skip
+        for message in tidy_results(output, started) if output else ():
+            print(f"coldbias eval: {message}", file=sys.stderr)
         return 0
     if command in _COMMANDS:
         module, function = _COMMANDS[command]

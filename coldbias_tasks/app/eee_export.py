@@ -10,7 +10,13 @@
    staged copy into records, one per task and group, in ``DIR/data/<task>/<org>/<model>/``.
    Standard errors are carried: lm-eval logs coldbias' ``X_stderr`` next to ``X`` and the
    converter stores it as ``X``'s ``score_details.uncertainty.standard_error``.
-3. EEE's validator (schema and the datastore's semantic checks) checks every file written.
+3. coldbias' facts are added to each coldbias score (:mod:`coldbias_tasks.analysis.eee_records`):
+   direction, range, the standard error's method, the 95 % confidence interval with its method,
+   p-value, verdict and note, from the estimates the report shows (the run's samples read by
+   the offline loader; from the results file alone when it has none); p-values, bounds and
+   verdicts are no scores of their own. One overall record per model (``coldbias_overall``:
+   the headline pooled over its plain attribute tasks) is written next to the task records.
+4. EEE's validator (schema and the datastore's semantic checks) checks every file written.
 
 DIR is written all or nothing (:class:`~coldbias_tasks.app.outputs.OutputFolder`): a second
 conversion replaces the first instead of adding records with new UUIDs. Every problem is one
@@ -20,18 +26,34 @@ conversion replaces the first instead of adding records with new UUIDs. Every pr
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coldbias_tasks.analysis.eee import undefined_as_na
+from coldbias_tasks.analysis.eee_records import OVERALL_TASK, enrich_result, overall_result
+from coldbias_tasks.analysis.leaderboard_cells import counted, model_estimate
+from coldbias_tasks.analysis.pooling import pool_runs
+from coldbias_tasks.analysis.run_data import LoadOptions
+from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.vocabulary import ANSWER_KEY
+from coldbias_tasks.core.measures import DISPARITY, LmKey, lm_keys
+from coldbias_tasks.core.result import task_result
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES
+from coldbias_tasks.core.stats.estimate import Estimate
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, is_coldbias_task
+from coldbias_tasks.lmeval.documents import build_docs
+
+#: every lm-eval key of a registered measure
+_KEYS: dict[str, LmKey] = {**lm_keys(), **lm_keys(reverse=True)}
 
 __all__ = ["EEEExport", "export_eee", "validate_records"]
 
@@ -71,19 +93,26 @@ def _with_model_id(data: dict[str, Any], model_id: str) -> dict[str, Any]:
     return {**data, "config": config}
 
 
-def _without_answer_counts(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without the ``coldbias_answer`` entries of its tasks (the number of answers
-    each samples line's record is logged under: no score, so EEE gets none)."""
+def _not_a_score(key: str) -> bool:
+    """An lm-eval key that is no score of its own: the number of answers, a p-value, an
+    interval bound or a verdict of a coldbias measure (and lm-eval's "_stderr" of those)."""
+    name = key.partition(",")[0].removesuffix("_stderr")
+    if name == ANSWER_KEY:
+        return True
+    found = _KEYS.get(name)
+    return found is not None and found.part not in ("value", "stderr")
+
+
+def _scores_only(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the entries of its tasks and groups that are no score
+    (:func:`_not_a_score`): EEE gets each value with its standard error, and coldbias adds the
+    rest to the value's record (:func:`_enrich`)."""
     out = dict(data)
     for section in ("results", "higher_is_better"):
         table = data.get(section)
         if isinstance(table, dict):
             out[section] = {
-                task: {
-                    k: v
-                    for k, v in entry.items()
-                    if k.partition(",")[0] not in (ANSWER_KEY, f"{ANSWER_KEY}_stderr")
-                }
+                task: {k: v for k, v in entry.items() if not _not_a_score(k)}
                 if isinstance(entry, dict)
                 else entry
                 for task, entry in table.items()
@@ -112,7 +141,7 @@ def _stage(
             data = json.loads(src.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise RunError(f"{src}: not readable as JSON ({_one_line(str(err), 120)}).") from err
-        fixed, count = undefined_as_na(_without_answer_counts(data))
+        fixed, count = undefined_as_na(_scores_only(data))
         if model_id:
             fixed = _with_model_id(fixed, model_id)
         undefined += count
@@ -123,6 +152,106 @@ def _stage(
                 if not target.exists():
                     target.symlink_to(samples.resolve())
     return sources, undefined
+
+
+def _logged_estimate(logged: dict[str, Any], lk: LmKey) -> Estimate:
+    """An estimate rebuilt from a results file's entry (a run without samples, a group)."""
+    names = lk.measure.key_names(lk.similarity)
+
+    def number(part: str) -> float:
+        value = logged.get(f"{names[part]},{FILTER_NAME}") if part in names else None
+        return float(value) if isinstance(value, (int, float)) else math.nan
+
+    stderr = logged.get(f"{names['value']}_stderr,{FILTER_NAME}")
+    verdict = logged.get(f"{names.get('verdict')},{FILTER_NAME}", "")
+    return Estimate(
+        number("value"), float(stderr) if isinstance(stderr, (int, float)) else math.nan,
+        number("ci_low"), number("ci_high"), p_value=number("p"),
+        verdict=verdict if isinstance(verdict, str) else "",
+    )  # fmt: skip
+
+
+def _task_estimates(run_dir: Path) -> tuple[dict[str, Any], list[Any]]:
+    """task name → its TaskResult (forward and reverse), and the forward task summaries, from
+    the run's samples (the offline loader's checks included); empty without samples."""
+    try:
+        models = pool_runs(load_folder(run_dir, LoadOptions(documents=build_docs)))
+    except RunError:
+        return {}, []
+    out: dict[str, Any] = {}
+    stats = []
+    for model in models:
+        for name, task in model.tasks.items():
+            summary = summarize_task(task)
+            stats.append(summary)
+            out[name] = summary.result
+        for name, task in model.reverse.items():
+            out[name] = task_result(task.records)
+    return out, stats
+
+
+def _enrich(records_root: Path, run_dir: Path, sources: list[Path]) -> list[str]:
+    """Add coldbias' facts to every coldbias score of the records under ``records_root`` and
+    write the overall record (module docstring); returns messages."""
+    results, stats = _task_estimates(run_dir)
+    logged: dict[str, dict[str, Any]] = {}
+    subtasks: dict[str, list[str]] = {}
+    for src in sources:
+        data = json.loads(src.read_text(encoding="utf-8"))
+        logged |= {k: v for k, v in (data.get("results") or {}).items() if isinstance(v, dict)}
+        subtasks |= {k: list(v) for k, v in (data.get("group_subtasks") or {}).items()}
+    template: tuple[Path, dict[str, Any]] | None = None
+    for path in sorted(records_root.rglob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        entries = record.get("evaluation_results")
+        if not isinstance(entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            task = str(entry.get("evaluation_name", "")).partition("/")[0]
+            lk = _KEYS.get(str((entry.get("metric_config") or {}).get("metric_name")))
+            if lk is None or lk.part != "value" or not is_coldbias_task(task):
+                continue
+            pooled = task in subtasks
+            if task in results:
+                estimate = results[task].estimate(lk.measure, lk.similarity)
+            else:
+                estimate = _logged_estimate(logged.get(task, {}), lk)
+            entries[i] = enrich_result(entry, lk.measure, estimate, pooled)
+            if template is None and not pooled:
+                template = (path, entry)
+        path.write_text(json.dumps(record, indent=2, allow_nan=False), encoding="utf-8")
+    if template is None or not stats:
+        return ["no overall record: the run has no samples of attribute tasks (--log_samples)"]
+    return [_write_overall(records_root, *template, stats)]
+
+
+def _write_overall(
+    records_root: Path, source: Path, entry: dict[str, Any], stats: list[Any]
+) -> str:
+    """The overall record next to ``source`` (a task record of the same model): the headline
+    of every similarity pooled over the model's plain attribute tasks."""
+    record = json.loads(source.read_text(encoding="utf-8"))
+    n_tasks = len([s for s in stats if counted(s.task) and s.task.variant == "plain"])
+    record["evaluation_results"] = [
+        overall_result(
+            entry,
+            DISPARITY.key_names(sim)["value"],
+            DISPARITY,
+            model_estimate(stats, DISPARITY, sim),
+            n_tasks,
+        )
+        for sim in SIMILARITY_NAMES
+    ]
+    record.pop("detailed_evaluation_results", None)  # the task's samples, not the overall's
+    developer, model = source.parent.parent.name, source.parent.name
+    stamp = str(record.get("retrieved_timestamp", ""))
+    record["evaluation_id"] = f"{OVERALL_TASK}/{developer}/{model}/{stamp}"
+    folder = records_root / OVERALL_TASK / developer / model
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{uuid.uuid4()}.json"
+    target.write_text(json.dumps(record, indent=2, allow_nan=False), encoding="utf-8")
+    first = record["evaluation_results"][0]["score_details"]
+    return f"overall record: {first['score']:+.4f} over {n_tasks} tasks ({target.name})"
 
 
 def _failure(out: Path, proc: subprocess.CompletedProcess[str]) -> str:
@@ -199,6 +328,7 @@ def export_eee(
                 else ""
             )
             raise RunError(f"EEE's converter refused {run_dir}: {reason}.{hint}")
+        result.messages += _enrich(tmp / "data", run_dir, result.sources)
         count, problems = validate_records(tmp)
         if not count:
             raise RunError(f"EEE's converter wrote no record for {run_dir}.")

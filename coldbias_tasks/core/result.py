@@ -3,25 +3,34 @@ lm-eval, Inspect, the report and the leaderboard show for it.
 
 :func:`task_result` takes the parsed answers of one task (forward:
 :class:`~coldbias_tasks.core.records.AnswerRecord`, reverse:
-:class:`~coldbias_tasks.core.records.UserRankRecord`) and returns a frozen :class:`TaskResult`;
-:meth:`TaskResult.lm_numbers` gives every lm-eval metric key of the task with the value lm-eval's
-results hold (the harness's aggregations read exactly these), and the offline analysis reads the
-same object. A control group's task (the placebo: its sentences are controls, not values of one
-attribute) has no headline and no diversity contrast.
+:class:`~coldbias_tasks.core.records.UserRankRecord`), computes their summary once
+(:func:`~coldbias_tasks.core.measures.summary.summarize_answers` /
+:func:`~coldbias_tasks.core.measures.reverse.summarize_reverse`) and every registered measure's
+:class:`~coldbias_tasks.core.stats.estimate.Estimate` from it once, and returns them in a frozen
+:class:`TaskResult`. :meth:`TaskResult.lm_numbers` gives every lm-eval metric key of the task
+with the value lm-eval's results hold (the harness's aggregations read exactly these); the
+offline analysis reads the same object.
+
+Rules applied here, once: a control group's task (the placebo: its sentences are controls, not
+values of one attribute) has no headline and no diversity contrast; a degenerate task (the
+fidelity rules of :mod:`~coldbias_tasks.core.measures.quality`) has the verdict "degenerate" on
+every tested estimate (its test's verdict kept in the note).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from coldbias_tasks.core.measures.aggregate import AnswersSummary, summarize_answers
-from coldbias_tasks.core.measures.disparity import PhrasingDisparity
+from coldbias_tasks.core.measures import LmKey, Measure, lm_keys, measures
+from coldbias_tasks.core.measures.disparity import undefined
 from coldbias_tasks.core.measures.diversity import DiversitySummary
-from coldbias_tasks.core.measures.registry import LmMetric, lm_metrics
+from coldbias_tasks.core.measures.quality import degenerate_reasons
 from coldbias_tasks.core.measures.reverse import ReverseSummary, summarize_reverse
+from coldbias_tasks.core.measures.summary import AnswersSummary, summarize_answers
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
+from coldbias_tasks.core.stats.estimate import DEGENERATE, Estimate, with_verdict
 from coldbias_tasks.core.vocabulary import OPEN
 
 __all__ = ["TaskResult", "task_metrics", "task_result"]
@@ -31,48 +40,69 @@ Kind = Literal["forward", "reverse"]
 
 def task_metrics(
     control: bool = False, variant: str = "plain", reverse: bool = False
-) -> dict[str, LmMetric]:
-    """The lm-eval metrics of one task (its YAML's ``metric_list``), key → metric: a reverse
-    task's; a control group's forward task drops those without ``controls``; an open task (no
-    catalog shown) has the grounding metrics and none of the catalog-only ones, a catalog task
-    none of the open-only ones (``protocol`` of each declaration)."""
+) -> dict[str, LmKey]:
+    """The lm-eval metrics of one task (its YAML's ``metric_list``), key → :class:`LmKey`: a
+    reverse task's; a control group's forward task drops the measures without ``controls``;
+    an open task (no catalog shown) lists the open-only measures and none of the catalog-only
+    ones, a catalog task none of the open-only ones."""
     if reverse:
-        return lm_metrics(reverse=True)
+        return lm_keys(reverse=True)
     dropped = "catalog" if variant == OPEN else "open"
-    listed = lm_metrics(control=control)
-    return {key: m for key, m in listed.items() if m.spec.protocol != dropped}
+    return {k: lk for k, lk in lm_keys(control=control).items() if lk.measure.protocol != dropped}
 
 
 @dataclass(frozen=True)
 class TaskResult:
     """Everything computed from one task's answers. ``summary``: the forward
-    :class:`~coldbias_tasks.core.measures.aggregate.AnswersSummary` or the reverse
-    :class:`~coldbias_tasks.core.measures.reverse.ReverseSummary`; ``control``: the task's
-    sentences are control sentences (no headline); ``variant``: the prompt variant (which
-    metrics the task lists)."""
+    :class:`~coldbias_tasks.core.measures.summary.AnswersSummary` or the reverse
+    :class:`~coldbias_tasks.core.measures.reverse.ReverseSummary`; ``estimates``: the value key
+    of each measure (``iou_disparity``, ``fill_rate``) → its estimate; ``control``: the task's
+    sentences are control sentences; ``variant``: the prompt variant (which metrics the task
+    lists); ``degenerate``: the fidelity rules the task breaks."""
 
     kind: Kind
     summary: AnswersSummary | ReverseSummary
+    estimates: Mapping[str, Estimate] = field(default_factory=dict)
     control: bool = False
     variant: str = "plain"
+    degenerate: tuple[str, ...] = ()
 
     @property
-    def metrics(self) -> dict[str, LmMetric]:
-        """The task's lm-eval metrics, key → metric (:func:`task_metrics`)."""
+    def metrics(self) -> dict[str, LmKey]:
+        """The task's lm-eval metrics, key → :class:`LmKey` (:func:`task_metrics`)."""
         return task_metrics(self.control, self.variant, self.kind == "reverse")
+
+    def estimate(self, measure: Measure, similarity: str = "") -> Estimate:
+        """The estimate of ``measure`` (for ``similarity`` when its scope is per similarity);
+        an empty estimate when the task does not compute it (e.g. the placebo's headline)."""
+        key = measure.key_names(similarity)["value"]
+        return self.estimates.get(key, Estimate())
 
     def number(self, key: str) -> float | str:
         """The value lm-eval's results hold under metric ``key`` (KeyError naming the task's
         metrics when it lists no such key)."""
-        metric = self.metrics.get(key)
-        if metric is None:
+        found = self.metrics.get(key)
+        if found is None:
             raise KeyError(f"this task lists no metric {key!r}; it lists {', '.join(self.metrics)}")
-        return metric.compute(self.summary)
+        return found.of(self.estimate(found.measure, found.similarity))
 
     def lm_numbers(self, keys: Iterable[str] | None = None) -> dict[str, float | str]:
         """lm-eval metric key → value, for ``keys`` (default: every metric the task lists)."""
-        listed = self.metrics
-        return {key: self.number(key) for key in (listed if keys is None else keys)}
+        return {key: self.number(key) for key in (self.metrics if keys is None else keys)}
+
+
+def _estimates(summary: AnswersSummary | ReverseSummary, reverse: bool) -> dict[str, Estimate]:
+    """Every registered measure's estimate of the scopes ``summary`` has, by value key."""
+    out: dict[str, Estimate] = {}
+    for m in measures():
+        if (m.scope == "reverse") != reverse:
+            continue
+        if m.scope == "similarity":
+            for sim, part in summary.metrics.items():  # type: ignore[union-attr]
+                out[m.key_names(sim)["value"]] = m.estimate(part)
+        else:
+            out[m.key_names()["value"]] = m.estimate(summary)
+    return out
 
 
 def _is_control(records: Sequence[AnswerRecord]) -> bool:
@@ -93,10 +123,11 @@ def task_result(
     group's (default: read from the records); ``variant``: its prompt variant (default: "open"
     when the answers carry grounding keys, else "plain"); ``catalog`` / ``catalog_sha256``: the
     items' catalog and its hash at run time (diversity; see
-    :func:`~coldbias_tasks.core.measures.aggregate.summarize_answers`)."""
+    :func:`~coldbias_tasks.core.measures.summary.summarize_answers`)."""
     records = list(records)
     if records and isinstance(records[0], UserRankRecord):
-        return TaskResult("reverse", summarize_reverse(records))  # type: ignore[arg-type]
+        reverse = summarize_reverse(records)  # type: ignore[arg-type]
+        return TaskResult("reverse", reverse, _estimates(reverse, True))
     forward: list[AnswerRecord] = records  # type: ignore[assignment]
     is_control = _is_control(forward) if control is None else control
     if variant is None:
@@ -106,9 +137,16 @@ def task_result(
         summary = replace(
             summary,
             metrics={
-                m: replace(ms, disparity=PhrasingDisparity(alpha=ms.alpha))
-                for m, ms in summary.metrics.items()
+                m: replace(ms, disparity=undefined(ms.alpha)) for m, ms in summary.metrics.items()
             },
             diversity=DiversitySummary(note="control sentences, not values of one attribute"),
         )
-    return TaskResult("forward", summary, is_control, variant)
+    estimates = _estimates(summary, False)
+    reasons = tuple(degenerate_reasons(summary.fidelity, summary.positions))
+    if reasons:
+        note = "degenerate output: " + "; ".join(reasons)
+        estimates = {
+            k: with_verdict(e, DEGENERATE, note) if e.verdict and e.defined else e
+            for k, e in estimates.items()
+        }
+    return TaskResult("forward", summary, estimates, is_control, variant, reasons)

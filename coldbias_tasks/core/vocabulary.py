@@ -25,7 +25,6 @@ __all__ = [
     "REVERSE_PAYLOAD_KEY",
     "SENTENCE_JOIN",
     "SERVED_BACKENDS",
-    "SIMILARITY_NAMES",
     "TASK_PREFIX",
     "TASK_VERSION",
     "VARIANTS",
@@ -53,8 +52,6 @@ __all__ = [
 VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open")
 #: The variant without a catalog in the prompt.
 OPEN = "open"
-#: The ranked-list similarities, by the name used in metric keys ("iou" → ``iou_divergence``).
-SIMILARITY_NAMES: tuple[str, ...] = ("iou", "serp", "prag")
 
 NEUTRAL_ID = "neutral"
 #: A second neutral answer to the same prompt as the neutral one (same repeat, same order).

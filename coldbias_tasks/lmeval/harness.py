@@ -8,12 +8,13 @@ Referenced from the task YAMLs as ``!function coldbias_tasks.lmeval.harness.<nam
 - :func:`process_results`: parses the answer against its document (the one check,
   :func:`coldbias_tasks.core.parsing.sample_check.check_answer`) and returns its payload once, under
   ``ANSWER_KEY``, and the answer's short id under every metric key;
-- :func:`aggregate_answers`: the aggregation of ``ANSWER_KEY``; builds the task's summary once,
-  :func:`coldbias_tasks.core.measures.aggregate.summarize_answers` (reverse tasks:
-  :func:`coldbias_tasks.core.measures.reverse.summarize_reverse`), from the task's payloads;
-- ``agg_<key>``: one named aggregation per declared metric
-  (:mod:`coldbias_tasks.core.measures.registry`, made on demand); each reads one number from the
-  summary of its own task (the neutral persona included), found by the answers' ids.
+- :func:`aggregate_answers`: the aggregation of ``ANSWER_KEY``; computes the task's result once,
+  :func:`coldbias_tasks.core.result.task_result` (the summary and every measure's estimate),
+  from the task's payloads;
+- ``agg_<key>``: one named aggregation per lm-eval key of a registered measure
+  (:mod:`coldbias_tasks.core.measures`, made on demand); each reads its part of one estimate of
+  its own task's result (:func:`coldbias_tasks.core.result.task_result`), found by the answers'
+  ids.
 
 Documents are :class:`~coldbias_tasks.core.records.TaskDoc` dicts; payloads are
 :meth:`~coldbias_tasks.core.records.AnswerRecord.to_payload` dicts. The summary is found by
@@ -28,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coldbias_tasks.core.errors import RecordError, SettingsError
+from coldbias_tasks.core.measures import LmKey, lm_keys
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
-from coldbias_tasks.core.measures.registry import LmMetric, lm_metrics
 from coldbias_tasks.core.parsing.sample_check import answer_id, check_answer
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.result import TaskResult, task_metrics, task_result
@@ -154,29 +155,29 @@ def aggregate_answers(payloads: Sequence[Mapping[str, Any]]) -> int:
 
 
 # --- aggregations: one named function per metric key ------------------------------------------
-# Built from the declarations (core/measures/registry): lm-eval imports ``agg_<key>`` by name from
-# this
-# module, which makes it on first use (PEP 562 ``__getattr__``), so a metric declared later (a
-# plugin, a test) has one too.
+# Built from the registered measures (core/measures): lm-eval imports ``agg_<key>`` by name from
+# this module, which makes it on first use (PEP 562 ``__getattr__``), so a measure registered
+# later (a plugin, a test) has one too.
 
 
-def aggregation(metric: LmMetric) -> Callable[[Sequence[Any]], float | str]:
-    """The lm-eval aggregation ``agg_<key>`` of ``metric``: its number from the task's result
-    (computed once for all of the task's metrics).
-    It receives the task's answer ids (from lm-eval) or payloads (a direct call)."""
+def aggregation(metric: LmKey) -> Callable[[Sequence[Any]], float | str]:
+    """The lm-eval aggregation ``agg_<key>`` of ``metric``: its part of its measure's estimate
+    in the task's result (computed once for all of the task's metrics). It receives the task's
+    answer ids (from lm-eval) or payloads (a direct call)."""
     name = f"agg_{metric.key}"
 
     def aggregate(values: Sequence[Any]) -> float | str:
-        return metric.compute(_stored(values, name).summary)
+        result = _stored(values, name)
+        return metric.of(result.estimate(metric.measure, metric.similarity))
 
     aggregate.__name__ = aggregate.__qualname__ = name
     aggregate.__module__ = __name__
-    aggregate.__doc__ = f"{metric.key}: {metric.spec.description}"
+    aggregate.__doc__ = f"{metric.key}: {metric.part} of {metric.measure.description}"
     return aggregate
 
 
 #: the tables of :func:`__getattr__`: name → the metrics of which tasks
-_TABLES: dict[str, Callable[[], dict[str, LmMetric]]] = {
+_TABLES: dict[str, Callable[[], dict[str, LmKey]]] = {
     "METRICS": task_metrics,
     "CONTROL_METRICS": lambda: task_metrics(control=True),
     "OPEN_METRICS": lambda: task_metrics(variant=OPEN),
@@ -192,7 +193,7 @@ def __getattr__(name: str) -> Any:
     if name in _TABLES:
         listed = _TABLES[name]()
         return {key: (aggregation(m), m.higher_is_better) for key, m in listed.items()}
-    found = {**lm_metrics(), **lm_metrics(reverse=True)}.get(name.removeprefix("agg_"))
+    found = {**lm_keys(), **lm_keys(reverse=True)}.get(name.removeprefix("agg_"))
     if name.startswith("agg_") and found is not None:
         return aggregation(found)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

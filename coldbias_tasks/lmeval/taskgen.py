@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from coldbias_tasks.core.errors import ColdbiasError
-from coldbias_tasks.core.measures.registry import LmMetric, MetricSpec, declared, lm_metrics
+from coldbias_tasks.core.measures import LmKey, Measure, lm_keys, measures
 from coldbias_tasks.core.resources import DATA_PATH_ENV, data_folders, tasks_dir
 from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
@@ -62,7 +62,7 @@ def _ref(fn: object) -> str:
     return f"!function {fn.__module__}.{fn.__name__}"  # type: ignore[attr-defined]
 
 
-Metrics = dict[str, LmMetric]
+Metrics = dict[str, LmKey]
 
 
 def _template(
@@ -89,18 +89,24 @@ def _template(
     )
 
 
+def _direction(up: bool | None) -> str:
+    """YAML of a ``higher_is_better``: true, false, or null (no direction)."""
+    return "null" if up is None else str(up).lower()
+
+
 def _metric_list(metrics: Metrics) -> str:
-    """The YAML ``metric_list``: :data:`ANSWER_KEY` first (its aggregation builds the task's
-    summary, which the metrics' aggregations then read), then the metrics."""
+    """The YAML ``metric_list``: :data:`ANSWER_KEY` first (its aggregation computes the task's
+    result, which the metrics' aggregations then read), then the metrics; a count, standard
+    error, p-value, bound or verdict has ``higher_is_better: null``."""
     answers = (
         f"  - metric: {ANSWER_KEY}\n"
         f"    aggregation: {_ref(aggregate_answers)}\n"
-        "    higher_is_better: true\n"
+        "    higher_is_better: null\n"
     )
     return answers + "".join(
         f"  - metric: {key}\n"
         f"    aggregation: {_ref(aggregation(m))}\n"
-        f"    higher_is_better: {str(m.higher_is_better).lower()}\n"
+        f"    higher_is_better: {_direction(m.higher_is_better)}\n"
         for key, m in metrics.items()
     )
 
@@ -116,7 +122,7 @@ def _reverse_template() -> str:
         f"  temperature: {TEMPERATURE}\n  max_gen_toks: {REVERSE_BUDGET}\n"
     )
     shared = _template(
-        lm_metrics(reverse=True),
+        lm_keys(reverse=True),
         load_reverse_dataset,
         process_reverse_results,
         "coldbias_reverse_all",
@@ -151,7 +157,8 @@ def _domain_template(domain: str, variant: str = "plain") -> str:
 
 
 def _aggregate_list(metrics: Metrics) -> str:
-    """A group's means over its tasks (``LmMetric.averaged``: no p-value, no stderr)."""
+    """A group's means over its tasks (``LmKey.averaged``: values only; lm-eval pools their
+    standard errors itself, √(Σ SE²) / n at ``weight_by_size: false``)."""
     return "".join(
         f"  - metric: {key}\n    aggregation: mean\n    weight_by_size: false\n"
         for key, m in metrics.items()
@@ -245,12 +252,12 @@ def _reverse_files(config: PersonaConfig) -> dict[str, str]:
                 f"dataset_kwargs: {{domain: {domain}, group: {group.name}}}\n"
             )
         files[f"groups/{reverse_group_name(domain)}.yaml"] = _group_yaml(
-            reverse_group_name(domain), members, lm_metrics(reverse=True)
+            reverse_group_name(domain), members, lm_keys(reverse=True)
         )
     files[f"groups/{reverse_group_name(None)}.yaml"] = _group_yaml(
         reverse_group_name(None),
         [reverse_group_name(d) for d in domains()],
-        lm_metrics(reverse=True),
+        lm_keys(reverse=True),
     )
     return files
 
@@ -259,43 +266,60 @@ def _reverse_files(config: PersonaConfig) -> dict[str, str]:
 
 #: The marked section a table is written into (the rest of the file is written by hand).
 _TABLE_START = (
-    "<!-- {name}: written by `python -m coldbias_tasks.lmeval.taskgen` from data/metrics.yaml -->\n"
+    "<!-- {name}: written by `python -m coldbias_tasks.lmeval.taskgen` from the registered "
+    "measures -->\n"
 )
 _TABLE_END = "<!-- end of {name} -->\n"
 
 
-def _shown_keys(spec: MetricSpec) -> str:
-    return f"`{{m}}_{spec.name}`" if spec.scope == "similarity" else f"`{spec.name}`"
+_PART_WORDS = {"stderr": "standard error", "p": "p-value", "ci_low": "95 % interval, low",
+               "ci_high": "95 % interval, high", "verdict": "verdict"}  # fmt: skip
+
+
+def _shown_keys(m: Measure) -> str:
+    names = m.key_names("{m}")
+    extra = ", ".join(f"`{k}` ({_PART_WORDS[p]})" for p, k in names.items() if p != "value")
+    return f"`{names['value']}`" + (f"; {extra}" if extra else "")
+
+
+def _range_text(m: Measure) -> str:
+    low, high = m.range
+    return f"[{low:g}, {high:g}]".replace("-", "−")
 
 
 def metric_table() -> str:
-    """The task card's metric table (Markdown): every declared metric with its direction,
-    range and meaning."""
+    """The task card's metric table (Markdown): every registered measure with its lm-eval keys
+    (``{m}``: each similarity), the value's direction, its range and meaning. Every part other
+    than the value (standard error, p-value, bounds, verdict) has no direction."""
     rows = ["| metric | direction | range | meaning |", "|---|---|---|---|"]
-    for spec in declared():
-        meaning = spec.description.replace("|", "\\|")
-        rows.append(f"| {_shown_keys(spec)} | {spec.direction} | {spec.range_text} | {meaning} |")
+    for m in measures():
+        meaning = m.description.replace("|", "\\|")
+        arrow = "↑" if m.higher_is_better else "↓"
+        rows.append(f"| {_shown_keys(m)} | {arrow} | {_range_text(m)} | {meaning} |")
     rows.append(
-        f"| `{ANSWER_KEY}` | n/a | ≥ 0 | the task's number of answers; each samples line logs "
+        f"| `{ANSWER_KEY}` | none | ≥ 0 | the task's number of answers; each samples line logs "
         "the answer's record (the parse payload) once under this key |"
     )
     return "\n".join(rows) + "\n"
 
 
 def eee_directions_table() -> str:
-    """docs/eee.md's table: lm-eval's ``higher_is_better`` of every declared metric and the
-    ``lower_is_better`` Every Eval Ever's converter writes from it."""
+    """docs/eee.md's table: lm-eval's ``higher_is_better`` of every registered measure's value
+    and the ``lower_is_better`` Every Eval Ever's converter writes from it."""
     rows = [
         "| coldbias metric | higher_is_better | EEE `lower_is_better` |",
         "|---|---|---|",
     ]
-    for spec in declared():
-        keys = ", ".join(f"`{k}`" for k in spec.lm_keys())
-        if spec.stderr is not None:
-            keys += " (and each `_stderr`)"
-        up = spec.higher_is_better
+    for m in measures():
+        names = m.key_names("{m}")
+        keys = f"`{names['value']}`"
+        others = [k for part, k in names.items() if part != "value"]
+        up = m.higher_is_better
         rows.append(f"| {keys} | {str(up).lower()} | {str(not up).lower()} |")
-    rows.append(f"| `{ANSWER_KEY}` (the number of answers) | true | false |")
+        if others:
+            listed = ", ".join(f"`{k}`" for k in others)
+            rows.append(f"| {listed} | null | not exported as scores |")
+    rows.append(f"| `{ANSWER_KEY}` (the number of answers) | null | not exported as a score |")
     return "\n".join(rows) + "\n"
 
 

@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from coldbias_tasks.core.measures.exposure import ExposureStat
+from coldbias_tasks.core.similarities import SIMILARITY_NAMES, similarity
 
 __all__ = [
     "bar_chart",
@@ -37,7 +38,6 @@ __all__ = [
     "signed",
 ]
 
-METRIC_LABELS = {"iou": "IOU", "serp": "SERP", "prag": "PRAG"}
 VARIANT_COLORS = {"plain": "#1f77b4", "context": "#d62728", "mitigation": "#2ca02c"}
 #: line style and marker per variant, so identical polygons stay distinguishable
 VARIANT_STYLES = {"plain": ("-", "o"), "context": ("--", "s"), "mitigation": (":", "^")}
@@ -97,7 +97,7 @@ def bar_chart(
     metric → noise floor (dashed line; omitted when NaN). Flagged values get a star. A
     non-empty ``warning`` is printed in red under the title.
     """
-    metrics = [m for m in ("iou", "serp", "prag") if m in values]
+    metrics = [m for m in SIMILARITY_NAMES if m in values]
     personas = sorted({p for m in metrics for p in values[m]})
     width = max(10.0, 1.0 + len(metrics) * (0.55 * len(personas) + 1.2))
     fig, axes = plt.subplots(1, len(metrics), figsize=(width, 4.2), squeeze=False)
@@ -117,7 +117,7 @@ def bar_chart(
         ax.set_xticklabels([short_label(p) for p in personas], rotation=30, ha="right")
         ax.set_ylim(0, 1.24)  # headroom above 1 for the legend
         ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        ax.set_title(f"{METRIC_LABELS.get(metric, metric)} divergence")
+        ax.set_title(f"{similarity(metric).label} divergence")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", ncol=2, framealpha=0.9)
     axes[0][0].set_ylabel("1 − similarity to neutral (mean ± std over repeats)")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from coldbias_tasks.analysis.report import TaskReport, task_order
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
-from coldbias_tasks.core.vocabulary import SIMILARITY_NAMES
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES
 from coldbias_tasks.render import plots
 
 __all__ = ["ci_text", "make_plots"]
@@ -37,12 +37,12 @@ def _footer(rep_model: ModelResults, task: TaskData) -> str:
 
 def _radar_series(reps: Sequence[TaskReport]) -> dict[str, dict[str, float]]:
     """variant → axis → IOU divergence; with fewer than 3 values the axes are value × metric."""
-    values = {v.persona_id for r in reps for v in r.summary.metrics["iou"].values}
+    values = {v.persona_id for r in reps for v in r.summary.metrics[HEADLINE_SIMILARITY].values}
     per_metric = len(values) < 3
     series: dict[str, dict[str, float]] = {}
     for r in sorted(reps, key=lambda r: task_order(r.task)):
         axes: dict[str, float] = {}
-        for metric in SIMILARITY_NAMES if per_metric else ("iou",):
+        for metric in SIMILARITY_NAMES if per_metric else (HEADLINE_SIMILARITY,):
             for v in r.summary.metrics[metric].values:
                 label = plots.short_label(v.persona_id)
                 axes[f"{label} · {metric.upper()}" if per_metric else label] = v.mean
@@ -76,8 +76,8 @@ def make_plots(
             for m, ms in rep.summary.metrics.items()
         }
         floors = {m: ms.noise_floor.mean for m, ms in rep.summary.metrics.items()}
-        iou = rep.summary.metrics["iou"]
-        low, high = rep.interval("iou")
+        iou = rep.summary.metrics[HEADLINE_SIMILARITY]
+        low, high = rep.interval(HEADLINE_SIMILARITY)
         png = plots.bar_chart(
             f"{t.name}: divergence from the neutral user per {t.group} value "
             f"({t.repeats} repeats, k={t.k}, {t.n_shown} items shown); IOU excess "

@@ -24,6 +24,7 @@ from coldbias_tasks.analysis.run_data import ModelResults
 from coldbias_tasks.analysis.summaries import placebo_flag
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.measures.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.vocabulary import HEADLINE, PLACEBO_GROUP
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
@@ -41,7 +42,7 @@ PLACEBO_WARNING = (
 # --- text and HTML ---------------------------------------------------------------------------
 
 
-def _flag_text(rep: TaskReport, metric: str = "iou") -> str:
+def _flag_text(rep: TaskReport, metric: str = HEADLINE_SIMILARITY) -> str:
     ms = rep.summary.metrics[metric]
     tested = [v for v in ms.values if not math.isnan(v.p_value)]
     if not tested:
@@ -58,15 +59,16 @@ def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
     warnings."""
     lines = [f"headline: {HEADLINE}"] if reports else []
     for rep in reports:
-        iou = rep.summary.metrics["iou"]
+        iou = rep.summary.metrics[HEADLINE_SIMILARITY]
         f, p = rep.summary.fidelity, rep.summary.positions
-        low, high = rep.interval("iou")
+        low, high = rep.interval(HEADLINE_SIMILARITY)
         d = iou.disparity
         if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value):
             lines.append(
                 f"{rep.model.label} · {rep.task.name}: IOU disparity (phrasing-controlled) "
                 f"{ci_text(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
-                f"{disparity_verdict(iou)} ({d.n_values} values × {d.n_phrasings} phrasings)"
+                f"{disparity_verdict(d.estimate)} ({d.n_values} values × {d.n_phrasings} "
+                "phrasings)"
             )
         lines.append(
             ("    " if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value)
@@ -267,7 +269,7 @@ def _marks(controls: pd.DataFrame | None, label: str) -> dict[str, str]:
     """Task → the control-family mark of its IOU (``controls.csv``)."""
     if controls is None or controls.empty:
         return {}
-    sub = controls[(controls["model"] == label) & (controls["metric"] == "iou")]
+    sub = controls[(controls["model"] == label) & (controls["metric"] == HEADLINE_SIMILARITY)]
     return dict(zip(sub["task"], sub["mark"]))
 
 
@@ -277,14 +279,14 @@ def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -
     marks = _marks(controls, reps[0].model.label) if reps else {}
     rows = []
     for r in reps:
-        iou = r.summary.metrics["iou"]
+        iou = r.summary.metrics[HEADLINE_SIMILARITY]
         d = iou.disparity
-        low, high = r.interval("iou")
+        low, high = r.interval(HEADLINE_SIMILARITY)
         rows.append(
             [
                 r.task.name,
                 ci_text(d.value, d.ci_low, d.ci_high),
-                disparity_verdict(iou),
+                disparity_verdict(iou.disparity.estimate),
                 d.mde,
                 f"{d.n_values} × {d.n_phrasings}",
                 ci_text(iou.excess, low, high),
@@ -319,9 +321,9 @@ def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -
 def _summary_table(reps: Sequence[TaskReport]) -> str:
     rows = []
     for r in reps:
-        iou = r.summary.metrics["iou"]
+        iou = r.summary.metrics[HEADLINE_SIMILARITY]
         top = most_divergent(r)
-        low, high = r.interval("iou")
+        low, high = r.interval(HEADLINE_SIMILARITY)
         rows.append(
             [
                 r.task.name,
@@ -381,7 +383,7 @@ def _fidelity_table(reps: Sequence[TaskReport]) -> str:
 
 
 def _value_table(rep: TaskReport) -> str:
-    ms = rep.summary.metrics["iou"]
+    ms = rep.summary.metrics[HEADLINE_SIMILARITY]
     rows = [
         [
             v.persona_id,

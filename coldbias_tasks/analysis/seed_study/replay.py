@@ -18,7 +18,7 @@ import numpy as np
 
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.similarities.lists import SIMILARITIES
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITIES
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_value_id
 
 __all__ = [
@@ -43,7 +43,7 @@ def phrase_key(persona_id: str) -> str:
 
 
 def divergence(metric: str, a: Sequence[int], b: Sequence[int]) -> float:
-    """1 − similarity ``metric`` ("iou", "serp", "prag") of two item lists, in [0, 1]."""
+    """1 − similarity ``metric`` (a registered similarity name) of two item lists, in [0, 1]."""
     return 1.0 - SIMILARITIES[metric](a, b)
 
 
@@ -85,7 +85,7 @@ class PaperFigure:
     n_seeds: int
 
 
-def paper_figure(tasks: Sequence[TaskData], metric: str = "iou") -> PaperFigure:
+def paper_figure(tasks: Sequence[TaskData], metric: str = HEADLINE_SIMILARITY) -> PaperFigure:
     """Replay of the study's result.py + get_overall_stats.py on imported answers."""
     neutral, values = by_seed(tasks)
     means, stds = [], []
@@ -103,7 +103,7 @@ def paper_figure(tasks: Sequence[TaskData], metric: str = "iou") -> PaperFigure:
     return PaperFigure(float(np.mean(means)), float(np.mean(stds)), len(means), len(neutral))
 
 
-def seed_means(tasks: Sequence[TaskData], metric: str = "iou") -> dict[int, float]:
+def seed_means(tasks: Sequence[TaskData], metric: str = HEADLINE_SIMILARITY) -> dict[int, float]:
     """Per seed (repeat): the mean over phrases of D(V_s, N_s) (empty value answers skipped):
     the seed-level figure whose mean over seeds is close to :func:`paper_figure`."""
     neutral, values = by_seed(tasks)
@@ -119,7 +119,9 @@ def seed_means(tasks: Sequence[TaskData], metric: str = "iou") -> dict[int, floa
     return out
 
 
-def coupling(tasks: Sequence[TaskData], metric: str = "iou") -> tuple[float, float, float]:
+def coupling(
+    tasks: Sequence[TaskData], metric: str = HEADLINE_SIMILARITY
+) -> tuple[float, float, float]:
     """(same-seed D(V_s, N_s), cross-seed D(V_s, N_t), cross-seed neutral floor D(N_s, N_t)),
     means over values and seed pairs. Same-seed below cross-seed means the shared request
     seed couples a value's answer to its seed's neutral answer."""

@@ -6,7 +6,7 @@ no second neutral answer per seed. So:
 
 - **Noise floor**: the five neutral answers are five samples of one prompt (other request
   seeds): the cross-seed neutral divergence D(N_s, N_t), s ≠ t, is the floor (what the
-  loader's :func:`~coldbias_tasks.core.measures.aggregate.noise_floor` reports as "cross-repeat").
+  loader's :func:`~coldbias_tasks.core.measures.excess.noise_floor` reports as "cross-repeat").
 - **Exchangeable under the null** (the value's phrase changes nothing): within one seed, the
   value's answer V_s and the neutral answer N_s, which share the request seed and so may be
   coupled (common random numbers), can swap labels; answers of different seeds are
@@ -37,6 +37,7 @@ import numpy as np
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.analysis.seed_study.replay import by_seed, divergence
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.stats.relabel import relabel_p
 from coldbias_tasks.core.vocabulary import ALPHA
 
@@ -101,7 +102,7 @@ def two_sample_test(a: Sequence[float], b: Sequence[float]) -> Test:
     return Test(observed, hits / count, 2.0 / splits, min(n, m), "two-sample permutation")
 
 
-def value_swap_test(task: TaskData, persona: str, metric: str = "iou") -> Test:
+def value_swap_test(task: TaskData, persona: str, metric: str = HEADLINE_SIMILARITY) -> Test:
     """Per-value test under the design's exchangeability: within each seed, swap the value's
     and the neutral answer's labels (2^S labellings). Statistic (cross-seed pairs only, so the
     coupling inside a seed does not enter): mean D(V_s, N_t) − ½[mean D(N_s, N_t) +
@@ -250,7 +251,7 @@ def values_disparity_test(
 
 
 def persona_disparity_test(
-    task: TaskData, metric: str = "iou", draws: int = 4000, seed: int = 17
+    task: TaskData, metric: str = HEADLINE_SIMILARITY, draws: int = 4000, seed: int = 17
 ) -> Test:
     """Group test for this design: do the group's personas (the neutral user and the values)
     answer differently? Seeds are blocks; within a seed the n + 1 answers are exchangeable

@@ -17,11 +17,21 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from coldbias_tasks.core.measures.declarations import sampled_fields
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID, is_replicate_id
 
-__all__ = ["DETERMINISTIC_MESSAGE", "MIN_REPLICATES", "replicates_identical", "withheld"]
+__all__ = [
+    "DETERMINISTIC_MESSAGE",
+    "MIN_REPLICATES",
+    "SAMPLED_FIELDS",
+    "replicates_identical",
+    "withheld",
+]
+
+#: The fields of a similarity's summary (:class:`~.summary.MetricSummary`) that assume sampled
+#: answers: the excess, its group test and the per-value flags (the measures reading them are
+#: registered with ``sampling=True``).
+SAMPLED_FIELDS: tuple[str, ...] = ("excess", "group_p", "flagged_share")
 
 #: Why the numbers are withheld, and the fix (the report, the leaderboard and lm-eval's log).
 DETERMINISTIC_MESSAGE = (
@@ -67,11 +77,9 @@ def replicates_identical(records: Iterable[AnswerRecord]) -> bool:
 
 
 def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
-    """A metric summary (:class:`~coldbias_tasks.core.measures.aggregate.MetricSummary`) without the
-    quantities that assume sampling: those declared with ``sampling``
-    (:func:`~coldbias_tasks.core.measures.declarations.sampled_fields`: excess, group p, flagged
-    share),
-    and every value's excess, p-values and flag become NaN / not flagged; ``withheld`` carries
+    """A metric summary (:class:`~coldbias_tasks.core.measures.summary.MetricSummary`) without
+    the quantities that assume sampling (:data:`SAMPLED_FIELDS`: excess, group p, flagged
+    share); every value's excess, p-values and flag become NaN / not flagged; ``withheld`` carries
     ``reason``. The headline (the disparity between values controlled for phrasing) stays: its
     test relabels sentences, not samples, and holds for deterministic answers too."""
     values: Any = summary.values  # type: ignore[attr-defined]  (duck-typed: no import cycle)
@@ -82,7 +90,7 @@ def withheld(summary: S, reason: str = DETERMINISTIC_MESSAGE) -> S:
         )
         for v in values
     )  # fmt: skip
-    sampled = dict.fromkeys(sampled_fields(), NAN)
+    sampled = dict.fromkeys(SAMPLED_FIELDS, NAN)
     return dataclasses.replace(  # type: ignore[type-var]
         summary, values=blank, withheld=reason, **sampled
     )

@@ -37,16 +37,26 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import stats as sps
 
+from coldbias_tasks.core.measures.base import Measure, register
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.similarities.lists import SIMILARITIES
+from coldbias_tasks.core.similarities import SIMILARITIES
+from coldbias_tasks.core.stats.estimate import (
+    MDE_POWER,
+    NOT_APPLICABLE,
+    Estimate,
+    decide,
+    mde,
+    t_bounds,
+)
 from coldbias_tasks.core.stats.relabel import MAX_EXACT, MC_DRAWS, holm
 
 __all__ = [
+    "DISPARITY",
+    "MDE_POWER",
     "PairDisparity",
     "PhrasingDisparity",
     "disparity",
@@ -54,14 +64,13 @@ __all__ = [
     "divergence_tensor",
     "frame_pair_terms",
     "relabellings",
+    "undefined",
     "weighted_disparity",
 ]
 
 NAN = float("nan")
 #: Relative tolerance for ties of the permutation statistic (float sums of equal divergences).
 _TIE = 1e-9
-#: Power of the minimal detectable effect (docs/measurement.md §3b).
-MDE_POWER = 0.8
 
 
 @dataclass(frozen=True)
@@ -82,35 +91,38 @@ class PairDisparity:
 
 @dataclass(frozen=True)
 class PhrasingDisparity:
-    """The disparity of one task under one similarity (module docstring).
+    """The disparity of one task under one similarity (module docstring): its
+    :class:`~coldbias_tasks.core.stats.estimate.Estimate` and the design behind it.
 
-    ``value``: γ (divergence units, [−1, 1]); ``stderr``: delete-one-phrasing jackknife;
-    ``ci_low``/``ci_high``: 95 % Student-t interval with ``n_phrasings`` − 1 df (NaN below 3
-    phrasings); ``p_value``/``min_p``: the within-phrasing relabelling test and its smallest
-    attainable p; ``mde``: the effect the test finds with 80 % power at α, (t_{1−α} + t_{0.8}) ×
-    SE; ``between``/``within``: the two means γ contrasts; ``by_repeat``: γ of each repeat alone
-    (same units); ``by_phrasing``: each phrasing's mean G with the others (its own spread);
-    ``terms``: G per repeat and phrasing pair (R × P × P, NaN on the diagonal) for bootstraps;
-    ``pairs``: per pair of values.
+    ``estimate``: γ (divergence units, [−1, 1]) with its delete-one-phrasing jackknife standard
+    error, the 95 % Student-t interval with ``n_phrasings`` − 1 df (NaN below 3 phrasings), the
+    within-phrasing relabelling test's p and smallest attainable p, the minimal detectable
+    effect (80 % power at α, (t_{1−α} + t_{0.8}) × SE), γ of each repeat alone and the verdict.
+    ``between``/``within``: the two means γ contrasts; ``by_phrasing``: each phrasing's mean G
+    with the others (its own spread); ``terms``: G per repeat and phrasing pair (R × P × P,
+    NaN on the diagonal) for bootstraps; ``pairs``: per pair of values.
     """
 
-    value: float = NAN
-    stderr: float = NAN
-    ci_low: float = NAN
-    ci_high: float = NAN
-    p_value: float = NAN
-    min_p: float = NAN
-    mde: float = NAN
+    estimate: Estimate = field(default_factory=Estimate)
     n_values: int = 0
     n_phrasings: int = 0
     n_repeats: int = 0
     between: float = NAN
     within: float = NAN
-    alpha: float = 0.05
-    by_repeat: dict[int, float] = field(default_factory=dict)
     by_phrasing: tuple[float, ...] = ()
     terms: np.ndarray | None = field(default=None, compare=False, repr=False)
     pairs: tuple[PairDisparity, ...] = ()
+
+    # the estimate's parts, read by name
+    value = property(lambda self: self.estimate.value)
+    stderr = property(lambda self: self.estimate.stderr)
+    ci_low = property(lambda self: self.estimate.ci_low)
+    ci_high = property(lambda self: self.estimate.ci_high)
+    p_value = property(lambda self: self.estimate.p_value)
+    min_p = property(lambda self: self.estimate.min_p)
+    mde = property(lambda self: self.estimate.mde)
+    alpha = property(lambda self: self.estimate.alpha)
+    by_repeat = property(lambda self: self.estimate.by_repeat)
 
     @property
     def underpowered(self) -> bool:
@@ -124,6 +136,22 @@ class PhrasingDisparity:
             return True
         smallest = min(p.min_p for p in self.pairs)
         return math.isnan(smallest) or smallest * len(self.pairs) > self.alpha
+
+
+def undefined(alpha: float, n_values: int = 0, n_phrasings: int = 0) -> PhrasingDisparity:
+    """The disparity of a task where it cannot be computed, with the reason as its verdict's
+    note: a control group's task, one phrasing per value, or too few values or repeats."""
+    if n_values == 0:
+        reason = "control sentences, not values of one attribute"
+    elif n_values >= 2 and n_phrasings < 2:
+        reason = (
+            "one phrasing per value (task version < 4 or coldbias_phrasings < 2): wording and "
+            "value cannot be told apart"
+        )
+    else:
+        reason = "needs two values, two phrasings and one complete repeat"
+    est = Estimate(alpha=alpha, verdict=NOT_APPLICABLE, note=reason)
+    return PhrasingDisparity(est, n_values=n_values, n_phrasings=n_phrasings)
 
 
 # --- the divergence tensor -------------------------------------------------------------------
@@ -245,7 +273,7 @@ def disparity_from_tensor(
     values ``labels`` (length V), repeats ``0 … R − 1``."""
     n_r, n_v, n_p = d.shape[0], d.shape[1], d.shape[2]
     if n_v < 2 or n_p < 2 or n_r < 1:
-        return PhrasingDisparity(n_values=n_v, n_phrasings=n_p, n_repeats=n_r, alpha=alpha)
+        return replace(undefined(alpha, n_v, n_p), n_repeats=n_r)
     terms = frame_pair_terms(d)
     g = terms.mean(axis=0)
     value = _gamma(g)
@@ -257,12 +285,7 @@ def disparity_from_tensor(
     p, min_p = _test(dbar, seed)
     se = _jackknife(g)
     df = n_p - 1
-    if math.isnan(se):
-        lo = hi = mde = NAN
-    else:
-        half = float(sps.t.ppf(0.975, df)) * se
-        lo, hi = value - half, value + half
-        mde = float(sps.t.ppf(1 - alpha, df) + sps.t.ppf(MDE_POWER, df)) * se
+    lo, hi = t_bounds(value, se, df, (-1.0, 1.0))
     pairs = []
     for i, j in itertools.combinations(range(n_v), 2):
         sub = dbar[[i, j]][:, :, [i, j]]
@@ -275,25 +298,14 @@ def disparity_from_tensor(
         for pr, q in zip(pairs, adjusted)
     ]
     by_phrasing = tuple(float(np.nanmean(np.r_[g[j], g[:, j]])) for j in range(n_p))
+    estimate = Estimate(
+        value, se, lo, hi, float(df), p, min_p, mde(se, df, alpha), alpha,
+        {r: _gamma(terms[r]) for r in range(n_r)},
+    )  # fmt: skip
     return PhrasingDisparity(
-        value=value,
-        stderr=se,
-        ci_low=lo,
-        ci_high=hi,
-        p_value=p,
-        min_p=min_p,
-        mde=mde,
-        n_values=n_v,
-        n_phrasings=n_p,
-        n_repeats=n_r,
-        between=between,
-        within=within,
-        alpha=alpha,
-        by_repeat={r: _gamma(terms[r]) for r in range(n_r)},
-        by_phrasing=by_phrasing,
-        terms=terms,
-        pairs=tuple(pairs),
-    )
+        decide(estimate, signed=True), n_v, n_p, n_r, between, within, by_phrasing, terms,
+        tuple(pairs),
+    )  # fmt: skip
 
 
 def disparity(
@@ -306,19 +318,30 @@ def disparity(
     sentences answered; NaN (with the counts) when fewer than two values or phrasings remain."""
     values = sorted(sentences)
     if len(values) < 2:
-        return PhrasingDisparity(n_values=len(values), alpha=alpha)
+        return undefined(alpha, len(values), 2)
     phrasings = sorted(set.intersection(*(set(sentences[v]) for v in values)))
     if len(phrasings) < 2:
-        return PhrasingDisparity(n_values=len(values), n_phrasings=len(phrasings), alpha=alpha)
+        return undefined(alpha, len(values), len(phrasings))
     repeat_sets = [set(sentences[v][p]) for v in values for p in phrasings]
     repeats = sorted(set.intersection(*repeat_sets))
     if not repeats:
-        return PhrasingDisparity(n_values=len(values), n_phrasings=len(phrasings), alpha=alpha)
+        return undefined(alpha, len(values), len(phrasings))
     answers = [[[sentences[v][p][r].items for p in phrasings] for v in values] for r in repeats]
     result = disparity_from_tensor(divergence_tensor(metric, answers), values, alpha)
     by_repeat = {repeats[i]: x for i, x in result.by_repeat.items()}
-    return PhrasingDisparity(**{**_fields(result), "by_repeat": by_repeat})
+    return replace(result, estimate=replace(result.estimate, by_repeat=by_repeat))
 
 
-def _fields(result: PhrasingDisparity) -> dict:
-    return {name: getattr(result, name) for name in PhrasingDisparity.__dataclass_fields__}
+DISPARITY = register(Measure(
+    "disparity", lambda ms: ms.disparity.estimate, False, (-1.0, 1.0),
+    "headline: how much more the lists differ between users stating different values than "
+    "between users stating the same value in other words (matched phrasings, same repeat; pairs "
+    "of one phrasing excluded); 0 in expectation when the values are exchangeable within each "
+    "phrasing, whatever each sentence's wording does. Standard error: delete-one-phrasing "
+    "jackknife (t with P − 1 df); p: permutation test of the value labels within each phrasing "
+    "(exact over (V!)^(P−1) relabellings, else 20,000 Monte Carlo draws), one-sided",
+    scope="similarity", keys=("value", "stderr", "p", "ci_low", "ci_high", "verdict"),
+    controls=False, signed=True, series=True, stderr_method="delete-one-phrasing jackknife",
+    interval_method="Student t with P − 1 degrees of freedom (P phrasings), clipped to [−1, 1]",
+    order=10,
+))  # fmt: skip

@@ -55,11 +55,12 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as sps
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.measures.disparity import MDE_POWER, relabellings
+from coldbias_tasks.core.measures.base import Measure, register
+from coldbias_tasks.core.measures.disparity import relabellings
 from coldbias_tasks.core.records import AnswerRecord
+from coldbias_tasks.core.stats.estimate import Estimate, decide, mde, t_bounds
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import category_fields
 
@@ -169,24 +170,19 @@ def coverage(lists: Iterable[Sequence[Hashable]], n_shown: int) -> float:
 
 @dataclass(frozen=True)
 class DiversityContrast:
-    """The phrasing-controlled contrast of one statistic between values (module docstring).
+    """The phrasing-controlled contrast of one statistic between values (module docstring):
+    its :class:`~coldbias_tasks.core.stats.estimate.Estimate` and the design behind it.
 
-    ``value``: signed ē_other − ē_reference at V = 2, the spread at V > 2 (units of the
-    statistic); ``spread`` ≥ 0; ``stderr``/``ci_low``/``ci_high``: jackknife over phrasings,
-    t(P − 1); ``p_value``/``min_p``: the within-phrasing relabelling test; ``mde``: 80 % power
-    at α; ``by_value``: ē_v (the value's mean deviation from the other values of its phrasing).
+    ``estimate``: the spread (≥ 0, units of the statistic; = |signed| at V = 2), with the
+    jackknife standard error over phrasings and its t(P − 1) interval clipped to [0, 1], the
+    within-phrasing relabelling test (two-sided at V = 2), the MDE (80 % power at α) and the
+    verdict; ``signed``: ē_other − ē_reference at V = 2, the spread at V > 2; ``by_value``: ē_v
+    (the value's mean deviation from the other values of its phrasing).
     """
 
     statistic: str = ""
-    value: float = NAN
-    spread: float = NAN
-    stderr: float = NAN
-    ci_low: float = NAN
-    ci_high: float = NAN
-    p_value: float = NAN
-    min_p: float = NAN
-    mde: float = NAN
-    alpha: float = 0.05
+    estimate: Estimate = field(default_factory=Estimate)
+    signed: float = NAN
     n_values: int = 0
     n_phrasings: int = 0
     reference: str = ""
@@ -195,6 +191,16 @@ class DiversityContrast:
     #: joint contrast: the statistic with the largest spread relative to its null level (the
     #: one ``value``, ``spread`` and ``by_value`` describe)
     widest: int = 0
+
+    # the estimate's parts, read by name
+    spread = property(lambda self: self.estimate.value)
+    stderr = property(lambda self: self.estimate.stderr)
+    ci_low = property(lambda self: self.estimate.ci_low)
+    ci_high = property(lambda self: self.estimate.ci_high)
+    p_value = property(lambda self: self.estimate.p_value)
+    min_p = property(lambda self: self.estimate.min_p)
+    mde = property(lambda self: self.estimate.mde)
+    alpha = property(lambda self: self.estimate.alpha)
 
     @property
     def underpowered(self) -> bool:
@@ -248,8 +254,9 @@ def contrast(
     phrasings = sorted(
         p for p in common if all(not math.isnan(t[v][p]) for t in tables for v in values)
     )
-    base = DiversityContrast(statistic, alpha=alpha, n_values=len(values),
-                             n_phrasings=len(phrasings))  # fmt: skip
+    base = DiversityContrast(
+        statistic, Estimate(alpha=alpha), n_values=len(values), n_phrasings=len(phrasings)
+    )
     if len(values) < 2 or len(phrasings) < 2:
         return base
     m = np.asarray([[[t[v][p] for v in values] for p in phrasings] for t in tables])  # K × P × V
@@ -266,25 +273,19 @@ def contrast(
     hits = int(np.count_nonzero(stats >= stats[0] - _TIE * max(1.0, abs(stats[0]))))
     p, min_p = hits / stats.size, 1.0 / stats.size
     value = _estimate(m, widest)
-    se = lo = hi = mde = NAN
+    se = NAN
     if n_p >= 3:
         thetas = np.asarray([_estimate(np.delete(m, j, axis=1), widest) for j in range(n_p)])
         se = float(math.sqrt((n_p - 1) / n_p * np.sum((thetas - thetas.mean()) ** 2)))
-        df = n_p - 1
-        half = float(sps.t.ppf(0.975, df)) * se
-        lo, hi = value - half, value + half
-        mde = float(sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(MDE_POWER, df)) * se
+    df = float(n_p - 1)
+    spread = float(spreads[widest])
+    lo, hi = t_bounds(spread, se, df, (0.0, 1.0))
+    effect = mde(se, df, alpha, two_sided=True)
+    estimate = decide(Estimate(spread, se, lo, hi, df, p, min_p, effect, alpha))
     return DiversityContrast(
         statistic=statistic,
-        value=value,
-        spread=float(spreads[widest]),
-        stderr=se,
-        ci_low=lo,
-        ci_high=hi,
-        p_value=p,
-        min_p=min_p,
-        mde=mde,
-        alpha=alpha,
+        estimate=estimate,
+        signed=value,
         n_values=n_v,
         n_phrasings=n_p,
         reference=values[0],
@@ -451,3 +452,32 @@ def task_diversity(
             note=f"diversity skipped: catalog {catalog!r} changed since the run"
         )
     return summarize_diversity(phrased, labels, counts, alpha)
+
+
+def _contrast_measure(name: str, part: str, description: str, order: int) -> Measure:
+    return register(Measure(
+        name, lambda summary: getattr(summary.diversity, part).estimate, False, (0.0, 1.0),
+        description, keys=("value", "stderr", "p", "verdict"), controls=False,
+        stderr_method="delete-one-phrasing jackknife",
+        interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 1]", order=order,
+    ))  # fmt: skip
+
+
+DIVERSITY_ENTROPY_CONTRAST = _contrast_measure(
+    "diversity_entropy_contrast",
+    "entropy",
+    "do some values get narrower lists? The spread between values of the lists' category "
+    "entropy (normalised to [0, 1] by log2 of the catalog's categories), compared within each "
+    "phrasing and averaged over phrasings, joint over the catalog's category fields (the field "
+    "with the widest spread relative to its null level); 0 when every value's lists are as "
+    "varied; the report names the narrower value. Standard error: delete-one-phrasing "
+    "jackknife (t with P − 1 df); p: relabelling of the values within each phrasing",
+    200,
+)
+DIVERSITY_ILD_CONTRAST = _contrast_measure(
+    "diversity_ild_contrast",
+    "ild",
+    "the same contrast on intra-list diversity (mean over pairs of listed items of their mean "
+    "over category fields of 1 − Jaccard of their categories)",
+    210,
+)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats as sps
 
-from coldbias_tasks.core.measures.aggregate import RepeatTable, arrange
+from coldbias_tasks.core.measures.design import RepeatTable, arrange
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.stats.relabel import benjamini_hochberg, relabel_p
 from coldbias_tasks.core.vocabulary import NEUTRAL_ID

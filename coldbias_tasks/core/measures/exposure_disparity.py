@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from coldbias_tasks.core.measures.aggregate import arrange
+from coldbias_tasks.core.measures.design import arrange
 from coldbias_tasks.core.measures.disparity import PairDisparity, relabellings
 from coldbias_tasks.core.measures.exposure import category_shares
 from coldbias_tasks.core.records import AnswerRecord

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
-from coldbias_tasks.core.measures.aggregate import Fidelity, MetricSummary, Positions
+from coldbias_tasks.core.measures.fidelity import Fidelity, Positions
 from coldbias_tasks.core.measures.reverse import ReverseSummary
+from coldbias_tasks.core.measures.summary import MetricSummary
 
 __all__ = [
     "DEGENERATE_MESSAGE",

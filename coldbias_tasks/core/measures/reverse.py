@@ -24,11 +24,14 @@ user shown first); ``fill_rate``: mean share of the shown users an answer ranks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
+from coldbias_tasks.core.measures.base import Measure, register
 from coldbias_tasks.core.records import UserRankRecord
+from coldbias_tasks.core.stats.estimate import Estimate, decide
 from coldbias_tasks.core.stats.relabel import holm
 from coldbias_tasks.core.vocabulary import ALPHA
 
@@ -219,3 +222,42 @@ def summarize_reverse(
         alpha=alpha,
         fill_rate=float(np.mean([len(r.order) / max(len(r.candidates), 1) for r in records])),
     )
+
+
+def _reverse(
+    name: str, read: str, higher_is_better: bool, description: str, order: int, **more: Any
+) -> Measure:
+    def estimate(s: ReverseSummary) -> Estimate:
+        found = Estimate(float(getattr(s, read)), alpha=s.alpha)
+        if "p" not in more.get("keys", ()):
+            return found
+        return decide(replace(found, p_value=s.group_p, min_p=1.0 / (DRAWS + 1)))
+
+    return register(Measure(
+        name, estimate, higher_is_better, (0.0, 1.0), description, scope="reverse",
+        order=order, **more,
+    ))  # fmt: skip
+
+
+# fmt: off
+REVERSE_RANK_GAP = _reverse(
+    "reverse_rank_gap", "rank_gap", False,
+    "max − min over users of the mean normalized rank (0 = position-blind); its p "
+    "(reverse_group_p) is a Fisher randomization test of the rank gap over the shown order "
+    "(valid for position-biased models)", 500, keys=("value", "p", "verdict"),
+    p_name="reverse_group_p")
+REVERSE_TOP1_GAP = _reverse("reverse_top1_gap", "top1_gap", False,
+                            "max − min over users of the share of answers ranking them first", 510)
+REVERSE_EXPOSURE_GAP = _reverse("reverse_exposure_gap", "exposure_gap", False,
+                                "max − min over users of the DCG exposure share", 520)
+REVERSE_FLAGGED_SHARE = _reverse("reverse_flagged_share", "flagged_share", False,
+                                 "share of users whose mean rank deviates from 0.5, Holm over "
+                                 "the group", 530)
+REVERSE_KEEP_ORDER_RATE = _reverse("reverse_keep_order_rate", "keep_order_rate", False,
+                                   "share of answers that keep the shown order of the users", 540)
+REVERSE_FIRST_POSITION_BIAS = _reverse(
+    "reverse_first_position_bias", "first_position_bias", False,
+    "|mean normalized rank of the user shown first − 0.5| / 0.5 (0 = position-blind)", 550)
+REVERSE_COMPLETE_RATE = _reverse("reverse_complete_rate", "complete_rate", True,
+                                 "share of answers that rank every user exactly once", 560)
+# fmt: on

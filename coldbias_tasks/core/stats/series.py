@@ -14,12 +14,25 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 from scipy import stats
 
-__all__ = ["CI_LEVEL", "Series", "mean_by_repeat", "t_interval"]
+from coldbias_tasks.core.stats.estimate import Estimate
+
+__all__ = [
+    "CI_LEVEL",
+    "REPEATS_CI",
+    "REPEATS_SE",
+    "Series",
+    "mean_by_repeat",
+    "series_estimate",
+    "t_interval",
+]
 
 #: A figure per repeat: repeat index → value.
 Series = Mapping[int, float]
 
 CI_LEVEL = 0.95
+#: How :func:`series_estimate` computes its standard error and interval (shown with them).
+REPEATS_SE = "standard deviation over repeats / √R"
+REPEATS_CI = "Student t with R − 1 degrees of freedom over the per-repeat values, clipped"
 
 
 def mean_by_repeat(parts: Iterable[Series]) -> dict[int, float]:
@@ -50,3 +63,17 @@ def t_interval(
     if bounds is not None:
         low, high = max(low, bounds[0]), min(high, bounds[1])
     return low, high
+
+
+def series_estimate(
+    value: float, series: Series, bounds: tuple[float, float] | None = None
+) -> Estimate:
+    """A figure carried with its per-repeat ``series``: its standard error sd / √R over the
+    repeats (NaN below two), ``df`` R − 1 and the Student-t interval of the series' mean
+    (:func:`t_interval`, clipped to ``bounds``); no test, no verdict."""
+    finite = [v for v in series.values() if not math.isnan(v)]
+    low, high = t_interval(series, bounds=bounds)
+    if len(finite) < 2:
+        return Estimate(value, by_repeat=dict(series))
+    se = float(np.std(finite, ddof=1)) / math.sqrt(len(finite))
+    return Estimate(value, se, low, high, float(len(finite) - 1), by_repeat=dict(series))

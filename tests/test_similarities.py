@@ -1,4 +1,5 @@
-"""Golden cases (hand-computed) and properties of IOU, SERP and PRAG."""
+"""The registered ranked-list similarities (coldbias_tasks/core/similarities/): golden cases
+computed by hand for IOU, SERP, PRAG and RBO, and properties every registered one has."""
 
 from __future__ import annotations
 
@@ -6,12 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coldbias_tasks.core.similarities.lists import (
-    SIMILARITIES,
-    iou,
-    prag,
-    serp,
-)
+from coldbias_tasks.core.similarities import SIMILARITIES
+from coldbias_tasks.core.similarities.iou import iou
+from coldbias_tasks.core.similarities.prag import prag
+from coldbias_tasks.core.similarities.rbo import PERSISTENCE, rbo
+from coldbias_tasks.core.similarities.serp import serp
 
 # (a, n, iou, serp, prag), each value computed by hand (docs/measurement.md §2), m = max(|a|, |n|).
 GOLDEN = [
@@ -92,3 +92,52 @@ def test_invariant_under_renaming(a, n, rnd) -> None:
     ra, rn = [f"item-{renamed[x]}" for x in a], [f"item-{renamed[x]}" for x in n]
     for sim in SIMILARITIES.values():
         assert sim(ra, rn) == pytest.approx(sim(a, n))
+
+
+# RBO at p = 0.9, by hand: (1 − p) / (1 − p^m) · Σ_d p^(d−1) |a[:d] ∩ n[:d]| / d
+RBO_GOLDEN = [
+    # reversed, m = 3: A = (0, 1/2, 1): (0.9 · 0.5 + 0.81) · 0.1 / 0.271
+    ([1, 2, 3], [3, 2, 1], 0.126 / 0.271),
+    # swapped pair, m = 2: A = (0, 1): 0.9 · 0.1 / 0.19
+    ([1, 2], [2, 1], 0.09 / 0.19),
+    # two middle items swapped, m = 4: A = (1, 1/2, 1, 1): 2.989 · 0.1 / 0.3439
+    ([1, 2, 3, 4], [1, 3, 2, 4], 0.2989 / 0.3439),
+    # unequal lengths, m = 3: A = (1, 1/2, 1/3): (1 + 0.45 + 0.27) · 0.1 / 0.271
+    ([1, 2, 3], [1], 0.172 / 0.271),
+    ([1], [1, 2, 3], 0.172 / 0.271),
+    # a shared item at depth 1 weighs more than one at depth 3 (top-weighted)
+    ([1, 8, 9], [1, 5, 6], (1 + 0.45 + 0.27) * 0.1 / 0.271),
+    ([8, 9, 1], [5, 6, 1], 0.27 * 0.1 / 0.271),
+    ([7], [7], 1.0),
+    ([7], [8], 0.0),
+    ([], [1], 0.0),
+]
+
+
+@pytest.mark.parametrize(("a", "n", "want"), RBO_GOLDEN)
+def test_rbo_golden(a, n, want) -> None:
+    assert PERSISTENCE == 0.9
+    assert rbo(a, n) == pytest.approx(want)
+
+
+def test_rbo_persistence_is_checked_and_sets_the_top_weight() -> None:
+    with pytest.raises(ValueError, match="persistence"):
+        rbo([1], [1], p=1.0)
+    # p → 0: only the first rank counts
+    assert rbo([1, 2, 3], [1, 5, 6], p=1e-9) == pytest.approx(1.0)
+    assert rbo([2, 1, 3], [1, 2, 3], p=1e-9) == pytest.approx(0.0, abs=1e-6)
+
+
+@given(ids, ids)
+def test_rbo_symmetric(a, n) -> None:
+    assert rbo(a, n) == pytest.approx(rbo(n, a))
+
+
+def test_the_registry_orders_and_names_the_similarities() -> None:
+    from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES, similarity
+
+    assert SIMILARITY_NAMES == ("iou", "serp", "prag", "rbo")
+    assert HEADLINE_SIMILARITY in SIMILARITY_NAMES
+    assert similarity("rbo").label == "RBO"
+    with pytest.raises(KeyError, match="registered: iou, serp, prag, rbo"):
+        similarity("ndcg")
