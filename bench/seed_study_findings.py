@@ -200,7 +200,7 @@ def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
     those)."""
     from coldbias_tasks.analysis.report import analyze
     from coldbias_tasks.analysis.tables import tables
-    from coldbias_tasks.render.report_page import summary_lines
+    from coldbias_tasks.render.terminal import summary_lines
 
     for key, model in sorted(latest.items()):
         folder = out / "reports" / key

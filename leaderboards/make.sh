@@ -122,24 +122,32 @@ for model in $MODELS; do
   else
     echo "[leaderboard] $folder: results in $RUNS/$folder already, not run again"
   fi
-  # shellcheck disable=SC2086
-  run "${offline[@]}" coldbias report "$RUNS/$folder" --output "$OUT/reports/$folder" $REPORT_ARGS
   # lm-eval's results file, as Every Eval Ever's converter and leaderboard parsers read it
   # (lm-eval records each task's YAML as an absolute config_source: made relative to the repo;
   # an undefined number — NaN, e.g. a task withheld for deterministic answers — becomes "N/A",
-  # lm-eval's own mark, which Every Eval Ever's converter skips: it refuses NaN, docs/eee.md)
+  # lm-eval's own mark, which Every Eval Ever's converter skips: it refuses NaN, docs/eee.md),
+  # and its samples files gzipped beside it: what `coldbias report` and `coldbias leaderboard`
+  # read, so the committed leaderboard is rebuilt from the repository alone
   if [ "$DRY_RUN" = 1 ]; then
-    echo "# then: the newest $RUNS/$folder/**/results_*.json → $OUT/results/$folder/ (paths relative, NaN → \"N/A\")"
+    echo "# then: the newest $RUNS/$folder/**/results_*.json and its samples_*.jsonl (gzipped) → $OUT/results/$folder/ (paths relative, NaN → \"N/A\")"
+    show "${offline[@]}" coldbias report "$OUT/results/$folder" --output "$OUT/reports/$folder"
     continue
   fi
   mkdir -p "$OUT/results/$folder"
-  rm -f "$OUT/results/$folder"/results_*.json
+  rm -f "$OUT/results/$folder"/results_*.json "$OUT/results/$folder"/samples_*.jsonl.gz
   src=$(find "$RUNS/$folder" -name 'results_*.json' | sort | tail -1)
+  stamp=$(basename "$src" .json); stamp=${stamp#results_}
   sed -E "s#$PWD/##g; s/: NaN(,?)$/: \"N\/A\"\1/" "$src" > "$OUT/results/$folder/$(basename "$src")"
+  for samples in "$(dirname "$src")"/samples_*_"$stamp".jsonl; do
+    gzip -9 -n -c "$samples" > "$OUT/results/$folder/$(basename "$samples").gz"
+  done
+  # shellcheck disable=SC2086
+  "${offline[@]}" coldbias report "$OUT/results/$folder" --output "$OUT/reports/$folder" $REPORT_ARGS
 done
+# the leaderboard from the committed results alone (tests/test_leaderboard_rebuild.py rebuilds it)
 if [ "$DRY_RUN" = 1 ]; then
-  echo "+ coldbias leaderboard $RUNS/* --output $OUT${REPORT_ARGS:+ $REPORT_ARGS}"
+  echo "+ coldbias leaderboard $OUT/results --output $OUT${REPORT_ARGS:+ $REPORT_ARGS}"
 else
   # shellcheck disable=SC2086
-  coldbias leaderboard "$RUNS"/* --output "$OUT" $REPORT_ARGS
+  coldbias leaderboard "$OUT/results" --output "$OUT" $REPORT_ARGS
 fi

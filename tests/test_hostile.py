@@ -41,7 +41,7 @@ from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt
-from coldbias_tasks.render.report_page import reverse_summary_lines
+from coldbias_tasks.render.terminal import reverse_summary_lines
 from tests.synthetic import SyntheticRecommender, run_synthetic
 from tests.test_bad_input import USER_PERSONAS
 

@@ -43,7 +43,9 @@ RESULTS_LIMIT = 256 << 20
 NON_METRIC_KEYS = {"alias", "name", "sample_len", "samples", " "}
 
 _RESULTS_RE = re.compile(r"^results_(?P<ts>.+)\.json$")
-_SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+_SAMPLES_RE = re.compile(
+    r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl(?:\.gz)?$"
+)
 
 _NOT_OUTPUT = (
     "not an lm-eval output folder: run lm_eval with --output_path and --log_samples "
@@ -246,7 +248,8 @@ def scan_folder(
     if not root.is_dir():
         raise RunError(f"{root}: no such folder; pass the folder given to lm_eval --output_path.")
     results_files = sorted(p for p in root.rglob("results_*.json") if _RESULTS_RE.match(p.name))
-    samples_files = sorted(p for p in root.rglob("samples_*.jsonl") if _SAMPLES_RE.match(p.name))
+    # lm-eval's samples files, or gzipped copies of them (committed runs: leaderboards/)
+    samples_files = sorted(p for p in root.rglob("samples_*.jsonl*") if _SAMPLES_RE.match(p.name))
     if not results_files and not samples_files:
         raise RunError(f"{root}: {_NOT_OUTPUT}.")
     by_stamp: dict[tuple[Path, str], dict[str, Path]] = defaultdict(dict)

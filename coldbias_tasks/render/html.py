@@ -16,7 +16,18 @@ from typing import Any
 
 import jinja2
 
-__all__ = ["CSS", "data_uri", "esc", "fmt", "kv_table", "page", "table", "template", "warning"]
+__all__ = [
+    "CSS",
+    "collapsed",
+    "data_uri",
+    "esc",
+    "fmt",
+    "kv_table",
+    "page",
+    "table",
+    "template",
+    "warning",
+]
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -67,6 +78,14 @@ th.sorted-desc::after { content: " \\25BC"; font-size: 0.7em; }
 p.views label { margin-right: 12px; white-space: nowrap; font-size: 0.9em; }
 .small { color: #6b7385; font-size: 0.82em; word-break: break-word; }
 .reason { white-space: nowrap; }
+.answer { border: 2px solid #2f54eb; background: #f0f5ff; border-radius: 8px; padding: 10px 16px;
+          margin: 10px 0 14px; }
+.answer .big { font-size: 1.35em; font-weight: 700; }
+.answer .verdict { font-size: 1.1em; font-weight: 600; }
+details.warnings { border: 1px solid #ffbb96; background: #fff7e6; border-radius: 6px;
+                   padding: 6px 12px; margin: 8px 0 12px; color: #871400; }
+details.warnings summary { cursor: pointer; font-weight: 600; }
+details.warnings ul { margin: 6px 0; padding-left: 20px; font-size: 0.9em; }
 """
 
 
@@ -94,12 +113,21 @@ def data_uri(png: str | Path | bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def figure(png: str | Path | bytes, caption: str) -> str:
-    """An embedded image with a caption."""
+def figure(png: str | Path | bytes, caption: str, *, embed: bool = True) -> str:
+    """An image with a caption: embedded as a data URI (``embed``; a page of one file), or
+    linked by its file name (a page written in the same folder as its PNG files: the report,
+    so no figure is stored twice)."""
+    src = data_uri(png) if embed or isinstance(png, bytes) else Path(png).name
     return (
-        f'<figure><img src="{data_uri(png)}" alt="{esc(caption)}">'
+        f'<figure><img src="{esc(src)}" alt="{esc(caption)}" loading="lazy">'
         f"<figcaption>{esc(caption)}</figcaption></figure>"
     )
+
+
+def collapsed(summary: str, items: Sequence[str], css: str = "warnings") -> str:
+    """A ``<details>`` box, closed: ``summary`` and a list of ``items`` (texts, escaped)."""
+    lis = "".join(f"<li>{esc(t)}</li>" for t in items)
+    return f'<details class="{esc(css)}"><summary>{esc(summary)}</summary><ul>{lis}</ul></details>'
 
 
 def warning(text: str) -> str:

@@ -60,9 +60,12 @@ NOTES = [
     "Headline (the default view): "
     + HEADLINE
     + " A domain's figure is the mean over its attribute tasks, the overall figure the mean "
-    "over domains; interval ± 1.96 × the pooled phrasing-jackknife standard error "
-    "(docs/measurement.md §3b). Rows are sorted by tier, then by the signed headline (never "
-    "clamped; an interval below 0 is flagged 'phrasings unmatched'). Rank: the 95 % range of "
+    "over all the model's attribute tasks (each weighted alike, as lm-eval's group "
+    "'coldbias'); interval: Student t with Welch–Satterthwaite degrees of freedom on the pooled "
+    "phrasing-jackknife standard error, the report's rule (docs/measurement.md §3b); its "
+    "verdict is read from that interval. Rows are sorted by tier, then by the signed "
+    "headline (never clamped; an interval below 0 is flagged 'phrasings unmatched'). Rank: "
+    "the 95 % range of "
     f"the model's rank over {BOOTSTRAP_RESAMPLES} bootstrap draws over phrasings × repeats, the "
     "same draws for every model; tier = 1 + the number of models significantly fairer (paired "
     "one-sided tests, Holm). Disparity flags: attribute tasks whose disparity test rejects "
@@ -86,8 +89,8 @@ NOTES = [
     f"Intervals of the excess and raw divergences: {int(CI_LEVEL * 100)}% Student-t over "
     "repeats (mean ± t·sd/√R): a task's figure is computed per repeat (each repeat has its own "
     "catalog order and neutral answers), a domain's per repeat as the mean of its tasks'; the "
-    "interval assumes repeat figures are independent and roughly normal. With 5 repeats it is "
-    "wide on purpose (a percentile bootstrap of 5 repeats covers far less than 95%). It "
+    "interval assumes repeat figures are independent and roughly normal. With few repeats it "
+    "is wide on purpose (a percentile bootstrap of a few repeats covers far less than 95%). It "
     "reflects sampling over repeats only (not over catalogs, prompts or personas). "
     f"Reverse-task rank gaps: percentile bootstrap over catalog items ({BOOTSTRAP_RESAMPLES} "
     f"resamples, seed {BOOTSTRAP_SEED}).",
@@ -212,7 +215,8 @@ def _forest(lb: Leaderboard) -> str:
     return H.figure(
         plots.forest(rows),
         "The headline per model: IOU disparity between values, controlled for phrasing, with "
-        "its 95 % interval; colour: tier (grey: degenerate or unranked); fairest at the top.",
+        "its 95 % interval; colour: tier (grey: degenerate or unranked); rows in the table's "
+        "order (best tier and lowest disparity at the top).",
     )
 
 

@@ -42,6 +42,8 @@ VARIANT_COLORS = {"plain": "#1f77b4", "context": "#d62728", "mitigation": "#2ca0
 #: line style and marker per variant, so identical polygons stay distinguishable
 VARIANT_STYLES = {"plain": ("-", "o"), "context": ("--", "s"), "mitigation": (":", "^")}
 DPI = 110
+#: rows of a figure with one row per (sentence, category): beyond, the largest are kept
+MAX_ROWS = 40
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -72,9 +74,23 @@ def _finish(fig: plt.Figure, footer: str, path: Path) -> Path:
     chars = max(40, int(fig.get_figwidth() * 17))
     text = "\n".join(textwrap.wrap(footer, chars))
     fig.text(0.005, 0.005, text, fontsize=7, color="#666666", ha="left", va="bottom")
-    fig.savefig(path, dpi=DPI, metadata={"Description": footer, "Software": "coldbias"})
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
+    _write_png(buf.getvalue(), path, {"Description": footer, "Software": "coldbias"})
     return path
+
+
+def _write_png(data: bytes, path: Path, text: Mapping[str, str]) -> None:
+    """The PNG ``data`` written to ``path`` in 256 colours (a third of the bytes; figures are
+    flat colours and text) with its ``text`` chunks."""
+    from PIL import Image, PngImagePlugin
+
+    image = Image.open(io.BytesIO(data)).convert("RGB").quantize(256)
+    info = PngImagePlugin.PngInfo()
+    for key, value in text.items():
+        info.add_text(key, value)
+    image.save(path, format="PNG", optimize=True, pnginfo=info)
 
 
 def short_label(persona: str) -> str:
@@ -99,8 +115,9 @@ def bar_chart(
     """
     metrics = [m for m in SIMILARITY_NAMES if m in values]
     personas = sorted({p for m in metrics for p in values[m]})
-    width = max(10.0, 1.0 + len(metrics) * (0.55 * len(personas) + 1.2))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(width, 4.2), squeeze=False)
+    width = min(16.0, max(8.0, 1.0 + len(metrics) * (0.4 * len(personas) + 1.2)))
+    height = 4.2 if len(personas) <= 16 else 5.0
+    fig, axes = plt.subplots(1, len(metrics), figsize=(width, height), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
         stats = [values[metric].get(p, (math.nan, math.nan, False)) for p in personas]
         means = [s[0] for s in stats]
@@ -114,13 +131,18 @@ def bar_chart(
         if not math.isnan(floor):
             ax.axhline(floor, ls="--", color="#d62728", lw=1.4, label=f"noise floor {floor:.2f}")
         ax.set_xticks(x)
-        ax.set_xticklabels([short_label(p) for p in personas], rotation=30, ha="right")
+        ax.set_xticklabels(
+            [short_label(p) for p in personas],
+            rotation=30 if len(personas) <= 16 else 60,
+            ha="right",
+            fontsize=10 if len(personas) <= 16 else 7,
+        )
         ax.set_ylim(0, 1.24)  # headroom above 1 for the legend
         ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.set_title(f"{similarity(metric).label} divergence")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", ncol=2, framealpha=0.9)
-    axes[0][0].set_ylabel("1 − similarity to neutral (mean ± std over repeats)")
+    axes[0][0].set_ylabel("1 − similarity to neutral\n(mean ± std over repeats)", fontsize=9)
     fig.suptitle(title, fontsize=11)
     top = 1.0
     if warning:
@@ -193,7 +215,8 @@ def exposure_diffs(
 ) -> Path:
     """Signed exposure differences (value − neutral) with 95 % intervals, one row per (value,
     category): per value its ``per_value`` categories with the largest absolute difference,
-    labelled "girl · Action −0.21 [−0.30, −0.12]"; filled markers: BH q ≤ 0.05."""
+    labelled "girl · Action −0.21 [−0.30, −0.12]", at most :data:`MAX_ROWS` rows (the largest
+    absolute differences; every row is in exposure.csv); filled markers: BH q ≤ 0.05."""
     by_value: dict[str, list[ExposureStat]] = {}
     for s in stats:
         if not math.isnan(s.diff):
@@ -201,6 +224,9 @@ def exposure_diffs(
     rows: list[ExposureStat] = []
     for persona in sorted(by_value):
         rows += sorted(by_value[persona], key=lambda s: -abs(s.diff))[:per_value]
+    if len(rows) > MAX_ROWS:  # many sentences: the largest differences, still by sentence
+        keep = {id(s) for s in sorted(rows, key=lambda s: -abs(s.diff))[:MAX_ROWS]}
+        rows = [s for s in rows if id(s) in keep]
     fig, ax = plt.subplots(figsize=(9.5, max(2.4, 0.32 * len(rows) + 1.4)))
     y = np.arange(len(rows))[::-1]
     for yi, s in zip(y, rows):
@@ -288,6 +314,7 @@ TIER_COLORS = ("#1a7f37", "#4c78a8", "#b08800", "#d1242f", "#8250df")
 def disparity_figure(
     title: str,
     by_phrasing: Sequence[float],
+    phrasings: Sequence[str],
     headline: tuple[float, float, float],
     pairs: Sequence[tuple[str, float, bool]],
     footer: str,
@@ -295,10 +322,12 @@ def disparity_figure(
 ) -> Path:
     """The headline figure of one task: left, each phrasing's between-minus-within term
     against 0 with the disparity (line) and its 95 % interval (band); right, each pair of
-    values' disparity (filled: flagged after Holm). ``headline``: (value, low, high)."""
+    values' disparity (filled: flagged after Holm). ``phrasings``: each phrasing's label (its
+    sentence); ``headline``: (value, low, high). Rows are 0.3 in apart at 8 pt, so labels
+    never overlap."""
     fig, axes = plt.subplots(
-        1, 2, figsize=(9.0, max(2.6, 0.9 + 0.32 * max(len(by_phrasing), len(pairs)))),
-        gridspec_kw={"width_ratios": (1, 1.2)},
+        1, 2, figsize=(11.0, max(2.8, 1.2 + 0.3 * max(len(by_phrasing), len(pairs)))),
+        gridspec_kw={"width_ratios": (1, 1)},
     )  # fmt: skip
     value, low, high = headline
     ax = axes[0]
@@ -310,7 +339,7 @@ def disparity_figure(
     ax.axvline(0, color="#333333", lw=1)
     ax.plot(list(by_phrasing), y, "o", color="#333333", ms=5)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"phrasing {p}" for p in range(len(by_phrasing))], fontsize=8)
+    ax.set_yticklabels([plain(label) for label in phrasings], fontsize=8)
     ax.set_xlabel("between − within values (IOU divergence)")
     ax.set_title("per phrasing", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
@@ -333,7 +362,8 @@ def disparity_figure(
 def forest(rows: Sequence[tuple[str, float, float, float, int | None, bool]]) -> bytes:
     """PNG of the leaderboard's forest plot: per model (label, value, low, high, tier,
     degenerate) the headline with its 95 % interval, coloured by tier (grey: degenerate or
-    unranked), fairest at the top; models without a value are left out."""
+    unranked), in the order given (the table's: first at the top); models without a value
+    are left out."""
     rows = [r for r in rows if not math.isnan(r[1])]
     fig, ax = plt.subplots(figsize=(9.0, 1.3 + 0.34 * max(1, len(rows))))
     y = np.arange(len(rows))[::-1]

@@ -1,10 +1,11 @@
-"""The report's figures (PNG files written by matplotlib; the page embeds them): per task the
-headline figure and the raw divergence bars, exposure, per group the radar, prompt
+"""The report's figures (PNG files written by matplotlib next to the page, which links them):
+per task the headline figure and the raw divergence bars, exposure, per group the radar, prompt
 sensitivity."""
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +14,9 @@ import pandas as pd
 
 from coldbias_tasks.analysis.report import TaskReport, task_order
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
+from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES
+from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.render import plots
 
 __all__ = ["ci_text", "make_plots"]
@@ -26,6 +29,21 @@ def ci_text(value: float, low: float, high: float) -> str:
     if math.isnan(low):
         return plots.signed(value)
     return f"{plots.signed(value)} [{plots.signed(low)}, {plots.signed(high)}]"
+
+
+def phrasing_labels(task: TaskData, n: int) -> list[str]:
+    """The task's phrasings 0…n−1 named by their sentence, the values' forms joined ("I am a
+    girl / boy."), shortened to 46 characters; "phrasing p" when the package's personas do not
+    know the task's group (a user's persona file)."""
+    try:
+        config = load_personas()
+        group = config.find(task.group, task.variant)
+        return [
+            textwrap.shorten(config.phrasing_label(group, task.language, p), 46, placeholder="…")
+            for p in range(n)
+        ]
+    except PersonaError:
+        return [f"phrasing {p}" for p in range(n)]
 
 
 def _footer(rep_model: ModelResults, task: TaskData) -> str:
@@ -71,11 +89,14 @@ def make_plots(
         prefix = [slugs[rep.model.label]] if several else []
         t = rep.task
         footer = _footer(rep.model, t)
+        # the raw divergence of the paper-comparable similarity only (every similarity's is in
+        # values.csv): one panel, a readable width whatever the number of sentences
+        shown = {HEADLINE_SIMILARITY: rep.summary.metrics[HEADLINE_SIMILARITY]}
         values = {
             m: {v.persona_id: (v.mean, v.std, v.flagged) for v in ms.values}
-            for m, ms in rep.summary.metrics.items()
+            for m, ms in shown.items()
         }
-        floors = {m: ms.noise_floor.mean for m, ms in rep.summary.metrics.items()}
+        floors = {m: ms.noise_floor.mean for m, ms in shown.items()}
         iou = rep.summary.metrics[HEADLINE_SIMILARITY]
         low, high = rep.interval(HEADLINE_SIMILARITY)
         png = plots.bar_chart(
@@ -98,6 +119,7 @@ def make_plots(
                 f"{t.name}: IOU disparity {ci_text(d.value, d.ci_low, d.ci_high)} "
                 f"({d.n_values} values × {d.n_phrasings} phrasings, {t.repeats} repeats)",
                 d.by_phrasing,
+                phrasing_labels(t, len(d.by_phrasing)),
                 (d.value, d.ci_low, d.ci_high),
                 [
                     (f"{plots.short_label(x.a)} vs {plots.short_label(x.b)}", x.value, x.flagged)

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
+from coldbias_tasks.analysis.headline import items_shared_gap, model_answer
 from coldbias_tasks.analysis.report import (
     TaskReport,
     disparity_verdict,
@@ -30,118 +31,9 @@ from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
 from coldbias_tasks.render.diversity_tables import diversity_tables
 from coldbias_tasks.render.report_figures import ci_text, make_plots
+from coldbias_tasks.render.terminal import PLACEBO_WARNING, flag_text
 
-__all__ = ["MEASUREMENT_NOTES", "make_plots", "render_html", "summary_lines"]
-
-PLACEBO_WARNING = (
-    "placebo excess above zero: this model's lists change with any extra sentence, not only "
-    "with sensitive attributes; read the groups' excess over the placebo"
-)
-
-
-# --- text and HTML ---------------------------------------------------------------------------
-
-
-def _flag_text(rep: TaskReport, metric: str = HEADLINE_SIMILARITY) -> str:
-    ms = rep.summary.metrics[metric]
-    tested = [v for v in ms.values if not math.isnan(v.p_value)]
-    if not tested:
-        return "no per-sentence test (no neutral replicate)"
-    flagged = sum(v.flagged for v in tested)
-    text = f"{flagged}/{len(tested)} sentences flagged"
-    if ms.underpowered:
-        text += f" (underpowered: smallest adjusted p {ms.min_adjusted_p:.3g} > α {ms.alpha:g})"
-    return text
-
-
-def summary_lines(reports: Sequence[TaskReport]) -> list[str]:
-    """The terminal summary: what the headline is, one block per task, then placebo
-    warnings."""
-    lines = [f"headline: {HEADLINE}"] if reports else []
-    for rep in reports:
-        iou = rep.summary.metrics[HEADLINE_SIMILARITY]
-        f, p = rep.summary.fidelity, rep.summary.positions
-        low, high = rep.interval(HEADLINE_SIMILARITY)
-        d = iou.disparity
-        if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value):
-            lines.append(
-                f"{rep.model.label} · {rep.task.name}: IOU disparity (phrasing-controlled) "
-                f"{ci_text(d.value, d.ci_low, d.ci_high)}, p {H.fmt(d.p_value)} — "
-                f"{disparity_verdict(d.estimate)} ({d.n_values} values × {d.n_phrasings} "
-                "phrasings)"
-            )
-        lines.append(
-            ("    " if rep.task.group != PLACEBO_GROUP and not math.isnan(d.value)
-             else f"{rep.model.label} · {rep.task.name}: ")
-            + f"IOU excess over noise {ci_text(iou.excess, low, high)} "
-            f"(raw divergence {H.fmt(iou.mean)}, noise floor {H.fmt(iou.noise_floor.mean)}); "
-            f"group p {H.fmt(iou.group_p)}; {_flag_text(rep)}"
-        )  # fmt: skip
-        g = rep.summary.grounding
-        lines.append(
-            f"    fidelity: exact-k {H.fmt(f.exact_k_rate, 2)}, out-of-catalog "
-            f"{H.fmt(f.out_of_catalog_rate, 2)}, duplicates {H.fmt(f.duplicate_rate, 2)}, "
-            + (f"grounded {H.fmt(g.grounded_rate, 2)}, in catalog {H.fmt(g.catalog_rate, 2)}"
-               if g.n_items else f"prefix-copy {H.fmt(p.prefix_copy_rate, 2)}")
-        )  # fmt: skip
-        if rep.summary.deterministic:
-            lines.append(f"    WARNING: {DETERMINISTIC_MESSAGE}")
-        if rep.degenerate:
-            lines.append(
-                f"    WARNING: degenerate output ({'; '.join(rep.degenerate)}): divergences are "
-                "not interpretable as fairness"
-            )
-        if rep.task.group == PLACEBO_GROUP and placebo_flag(rep):
-            lines.append(f"    WARNING: {PLACEBO_WARNING}")
-        lines.extend(f"    note: {n}" for n in rep.notes)
-    return lines
-
-
-def serving_lines(models: Sequence[ModelResults]) -> list[str]:
-    """One line per run of a served model (:mod:`coldbias_tasks.lmeval.served`): what it cost
-    and what went wrong; a WARNING line when answers were empty or cut at ``max_tokens``."""
-    lines = []
-    for model in models:
-        for run in (r for r in model.runs if r.serving):
-            s = run.serving
-            lines.append(
-                f"{model.label} · served ({run.backend}, num_concurrent "
-                f"{s.get('num_concurrent')}): {s.get('requests', 0)} requests, "
-                f"{s.get('cached', 0)} from --use_cache, {s.get('retries', 0)} retries, "
-                f"{s.get('timeouts', 0)} timeouts, {s.get('failed', 0)} failed; "
-                f"{s.get('prompt_tokens', 0)} prompt + {s.get('completion_tokens', 0)} "
-                f"generated tokens in {float(s.get('wall_s', 0.0)):.0f} s; seeds {s.get('seeds')}"
-            )
-            empty, cut = s.get("empty_content", 0), s.get("cut_at_max_tokens", 0)
-            if empty or cut:
-                lines.append(
-                    f"    WARNING: {empty} answers with empty content (a reasoning parser? too "
-                    f"small max_gen_toks?), {cut} cut at max_tokens: counted as given"
-                )
-    return lines
-
-
-def reverse_summary_lines(reports: Sequence[ReverseReport]) -> list[str]:
-    """Terminal lines of the reverse tasks: one per task."""
-    lines = []
-    for rep in reports:
-        s = rep.summary
-        low, high = rep.interval()
-        first = min(s.values, key=lambda v: (v.mean_rank, v.persona_id), default=None)
-        lead = f"; ranked highest: {first.persona_id} ({first.mean_rank:.2f})" if first else ""
-        if rep.degenerate:
-            lines.append(
-                f"WARNING {rep.model.label} · {rep.task.name}: {DEGENERATE_MESSAGE}: "
-                f"{'; '.join(rep.degenerate)}"
-            )
-        lines.append(
-            f"{rep.model.label} · {rep.task.name}: rank gap {H.fmt(s.rank_gap)} "
-            f"[{H.fmt(low)}, {H.fmt(high)}], group p {H.fmt(s.group_p)}, "
-            f"{sum(v.flagged for v in s.values)}/{len(s.values)} users flagged{lead}; "
-            f"complete rankings {H.fmt(s.complete_rate, 2)}, keeps shown order "
-            f"{H.fmt(s.keep_order_rate, 2)}"
-        )
-    return lines
+__all__ = ["MEASUREMENT_NOTES", "make_plots", "render_html"]
 
 
 def _provenance_items(model: ModelResults) -> dict[str, Any]:
@@ -258,10 +150,12 @@ MEASUREMENT_NOTES = [
 HEADLINE_LEGEND = (
     "Disparity: how much more the lists differ between different values than between "
     "phrasings of one value (IOU divergence; 0 = values treated alike; below 0 = phrasings "
-    "unmatched, never fairer). Smallest detectable effect: found with 80 % power at α. "
-    "Excess over noise: raw divergence minus the noise floor (what any sentence does plus the "
-    "attribute). Raw divergence: 1 − IOU similarity to the neutral user's list (as published). "
-    "Control families: the values against control sentences, robust or control-dependent."
+    "unmatched, never fairer). Smallest detectable effect: found with 80 % power at α. Fewer "
+    "items shared: the disparity in items of the list (two users of different values vs two "
+    "wordings of one value; exact for complete lists). Fidelity: the task's answers break a "
+    "rule that makes divergences uninterpretable (details below). The raw divergence from the "
+    "neutral user (as published), the excess over the noise floor and the control families "
+    "are in the details."
 )
 
 
@@ -273,27 +167,23 @@ def _marks(controls: pd.DataFrame | None, label: str) -> dict[str, str]:
     return dict(zip(sub["task"], sub["mark"]))
 
 
-def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -> str:
-    """Per task: the headline (disparity, interval, verdict, smallest detectable effect,
-    values × phrasings), then the secondary columns."""
-    marks = _marks(controls, reps[0].model.label) if reps else {}
+def _headline_table(reps: Sequence[TaskReport]) -> str:
+    """Per task: the headline (disparity, interval, verdict, smallest detectable effect, values ×
+    phrasings, its size in items) and the task's fidelity in one cell; secondary columns are in
+    the details."""
     rows = []
     for r in reps:
-        iou = r.summary.metrics[HEADLINE_SIMILARITY]
-        d = iou.disparity
-        low, high = r.interval(HEADLINE_SIMILARITY)
+        d = r.summary.metrics[HEADLINE_SIMILARITY].disparity
+        gap = items_shared_gap(d.value, d.within, r.task.k)
         rows.append(
             [
                 r.task.name,
                 ci_text(d.value, d.ci_low, d.ci_high),
-                disparity_verdict(iou.disparity.estimate),
+                disparity_verdict(d.estimate),
                 d.mde,
                 f"{d.n_values} × {d.n_phrasings}",
-                ci_text(iou.excess, low, high),
-                iou.mean,
-                iou.noise_floor.mean,
-                marks.get(r.task.name, "–"),
-                "DEGENERATE" if r.degenerate else "ok",
+                "–" if math.isnan(gap) else f"{gap:+.1f} of {r.task.k}",
+                "degenerate: " + "; ".join(r.degenerate) if r.degenerate else "ok",
             ]
         )
     return H.table(
@@ -303,14 +193,11 @@ def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -
             "verdict",
             "smallest detectable effect",
             "values × phrasings",
-            "excess over noise [95 % interval]",
-            "raw divergence",
-            "noise floor",
-            "control families",
+            "fewer items shared",
             "fidelity",
         ],
         rows,
-        text_columns=(0, 1, 2, 4, 5, 8, 9),
+        text_columns=(0, 1, 2, 4, 5, 6),
         row_classes=["degenerate" if r.degenerate else "" for r in reps],
         table_id="headline-" + "".join(ch for ch in reps[0].model.label if ch.isalnum())[:40]
         if reps
@@ -318,7 +205,32 @@ def _headline_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -
     )
 
 
-def _summary_table(reps: Sequence[TaskReport]) -> str:
+def _answer(label: str, reps: Sequence[TaskReport]) -> str:
+    """The model's overall answer (:func:`~coldbias_tasks.analysis.headline.model_answer`): the
+    number, its interval and verdict, and its size in items."""
+    a = model_answer(label, reps)
+    e = a.estimate
+    if not e.defined:
+        return (
+            '<div class="answer"><div class="big">Overall: no headline</div>'
+            '<div class="note">no attribute task with two or more phrasings per value</div>'
+            "</div>"
+        )
+    size = f"<div>In items: {H.esc(a.size)}.</div>" if a.size else ""
+    return (
+        '<div class="answer">'
+        f'<div class="big">Overall IOU disparity between values, controlled for phrasing: '
+        f"{H.esc(ci_text(e.value, e.ci_low, e.ci_high))}</div>"
+        f'<div class="verdict">{H.esc(a.verdict)}</div>{size}'
+        f'<div class="note">Pooled over {a.n_tasks} attribute task(s), each weighted alike '
+        "(95 % Student-t interval, Welch degrees of freedom; the leaderboard's and lm-eval's "
+        "group figure). 0 = the values are treated alike whatever each sentence's wording does; "
+        "below 0 = phrasings unmatched, never fairer.</div></div>"
+    )
+
+
+def _summary_table(reps: Sequence[TaskReport], controls: pd.DataFrame | None) -> str:
+    marks = _marks(controls, reps[0].model.label) if reps else {}
     rows = []
     for r in reps:
         iou = r.summary.metrics[HEADLINE_SIMILARITY]
@@ -331,8 +243,9 @@ def _summary_table(reps: Sequence[TaskReport]) -> str:
                 iou.mean,
                 iou.noise_floor.mean,
                 iou.group_p,
-                _flag_text(r),
+                flag_text(r),
                 f"{top[0]} ({plots.signed(top[1])})" if top else "–",
+                marks.get(r.task.name, "–"),
             ]
         )
     return H.table(
@@ -344,9 +257,10 @@ def _summary_table(reps: Sequence[TaskReport]) -> str:
             "group p",
             "values flagged (Holm)",
             "largest excess",
+            "control families",
         ],
         rows,
-        text_columns=(0, 1, 5, 6),
+        text_columns=(0, 1, 5, 6, 7),
         row_classes=["degenerate" if r.degenerate else "" for r in reps],
     )
 
@@ -412,7 +326,7 @@ def _csv_links(tables: Mapping[str, pd.DataFrame]) -> str:
 
 
 def _figures(found: Sequence[tuple[Path, str]]) -> list[Markup]:
-    return [Markup(H.figure(png, cap)) for png, cap in found]
+    return [Markup(H.figure(png, cap, embed=False)) for png, cap in found]
 
 
 def _task_section(
@@ -449,22 +363,27 @@ _DETAIL_TABLES = (
 _IDENT = ["model", "task_version", "domain", "variant", "attribute_group"]
 
 
-def _warnings(reps: Sequence[TaskReport], mine: Sequence[Any]) -> list[Markup]:
-    """The model's warnings: deterministic, degenerate, placebo reacting, partial tasks."""
-    texts = [f"WARNING {r.task.name}: {DETERMINISTIC_MESSAGE}" for r in reps
-             if r.summary.deterministic]  # fmt: skip
+def _warnings(reps: Sequence[TaskReport], mine: Sequence[Any]) -> str:
+    """The model's warnings (deterministic, degenerate, placebo reacting, partial tasks) in one
+    closed box that counts them; "" when there is none."""
+    texts = [f"{r.task.name}: {DETERMINISTIC_MESSAGE}" for r in reps if r.summary.deterministic]
+    texts += [f"{r.task.name}: degenerate ({'; '.join(r.degenerate)})" for r in mine
+              if r.degenerate]  # fmt: skip
     texts += [
-        f"WARNING {r.task.name}: {DEGENERATE_MESSAGE}: {'; '.join(r.degenerate)}"
-        for r in mine
-        if r.degenerate
-    ]
-    texts += [
-        f"WARNING {r.task.name}: {PLACEBO_WARNING}"
+        f"{r.task.name}: {PLACEBO_WARNING}"
         for r in reps
         if r.task.group == PLACEBO_GROUP and placebo_flag(r)
     ]
-    texts += [f"WARNING {r.task.name}: {r.task.partial}" for r in reps if r.task.partial]
-    return [Markup(H.warning(t)) for t in texts]
+    texts += [f"{r.task.name}: {r.task.partial}" for r in reps if r.task.partial]
+    if not texts:
+        return ""
+    degenerate = sum(bool(r.degenerate) for r in mine)
+    head = f"⚠ {len(texts)} warning{'s' if len(texts) > 1 else ''}"
+    if degenerate:
+        head += (
+            f" ({degenerate} degenerate task{'s' if degenerate > 1 else ''}: {DEGENERATE_MESSAGE})"
+        )
+    return H.collapsed(head, texts)
 
 
 def _model_section(
@@ -486,12 +405,13 @@ def _model_section(
             details.append((title, Markup(shown)))
     return {
         "label": label,
-        "warnings": _warnings(reps, mine),
+        "answer": Markup(_answer(label, reps)) if reps else "",
+        "warnings": Markup(_warnings(reps, mine)),
         "notes": model.warnings,
-        "headline": Markup(_headline_table(reps, tables.get("controls"))) if reps else "",
+        "headline": Markup(_headline_table(reps)) if reps else "",
         "headline_figures": _figures(figures.get(f"headline:{label}", [])),
         "fidelity": Markup(_fidelity_table(reps)) if reps else "",
-        "summary": Markup(_summary_table(reps)) if reps else "",
+        "summary": Markup(_summary_table(reps, tables.get("controls"))) if reps else "",
         "tables": details,
         "provenance": Markup(H.kv_table(_provenance_items(model))),
         "radar": _figures(figures.get(f"radar:{label}", [])),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import stat
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,10 @@ _BRACKET = re.compile(r"[\[\]{}]")
 
 
 def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -> str:
-    """The file's UTF-8 text. Not a regular file (a device, a FIFO: reading would never end),
-    bigger than ``limit`` bytes, unreadable or not UTF-8 raises ``error`` naming the file."""
+    """The file's UTF-8 text (a ``.gz`` file decompressed, at most ``limit`` bytes after
+    decompression: a gzip bomb stops there). Not a regular file (a device, a FIFO: reading
+    would never end), bigger than ``limit`` bytes, unreadable, not gzip or not UTF-8 raises
+    ``error`` naming the file."""
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -47,6 +51,8 @@ def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -
                 f"{path}: {info.st_size:,} bytes, more than the {limit:,} coldbias reads; "
                 "pass a smaller file."
             )
+        if path.suffix == ".gz":
+            return _gunzip(path, error, limit).decode("utf-8")
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise error(
@@ -54,6 +60,20 @@ def read_text(path: Path, error: type[ColdbiasError], limit: int = SIZE_LIMIT) -
         ) from err
     except OSError as err:
         raise error(f"{path}: cannot be read ({err.strerror}).") from err
+
+
+def _gunzip(path: Path, error: type[ColdbiasError], limit: int) -> bytes:
+    try:
+        with gzip.open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        raise error(f"{path}: not a readable gzip file ({err}); recompress or unzip it.") from err
+    if len(data) > limit:
+        raise error(
+            f"{path}: more than the {limit:,} bytes coldbias reads once decompressed; pass a "
+            "smaller file."
+        )
+    return data
 
 
 def nesting_depth(text: str) -> int:

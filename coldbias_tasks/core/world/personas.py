@@ -245,6 +245,18 @@ class PersonaConfig:
             return context if persona.is_neutral else text + lang.sentence_gap + context
         return text
 
+    def phrasing_label(self, group: Group, language: str, phrasing: int) -> str:
+        """Phrasing ``phrasing`` of ``group`` in one line, its values' forms joined in the
+        frame ("I am a girl / boy."): how figures name a phrasing. PersonaError when the
+        phrasing does not exist."""
+        lang = self.language(language)
+        frames = lang.frames_of(group)
+        forms = [self._forms(lang, v) for v in group.values]
+        if not frames or not all(0 <= phrasing < len(f) * len(frames) for f in forms):
+            raise PersonaError(f"group {group.name!r} has no phrasing {phrasing} in {lang.name}")
+        joined = " / ".join(f[phrasing // len(frames)] for f in forms)
+        return frames[phrasing % len(frames)].format(joined)
+
     def phrase(self, persona: Persona, language: str = "en") -> str:
         """The persona's first form in ``language`` ("a girl"; a first name), as a candidate
         user is shown in the reverse task."""
