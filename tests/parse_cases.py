@@ -8,7 +8,8 @@ user-style catalogs (``USER_COLLEGES``, ``USER_SONGS``, ``USER_FILMS``); ``cases
 ``EXTRA_CASES`` for catalog-derived aliases, institution names across languages, native
 scripts, songs with and without artists, structured (JSON / HTML) answers and lead-ins, also
 against the built-in catalogs ("movie", "music", "college", parsed without their aliases
-column); tests/test_parse_extra.py runs those, and bench/parser_eval.py reads the same files.
+column); tests/test_parse_extra.py runs those, and bench/studies/parser_eval.py reads the same
+files.
 The test maps each string in ``ParseCase.expected`` to its index in the named catalog.
 
 Counting conventions used by every case:

@@ -11,7 +11,9 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    """The script ``bench/<speed|studies|model_runs>/<name>.py`` as a module."""
+    (path,) = BENCH.glob(f"*/{name}.py")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -88,7 +90,7 @@ def test_synthetic_answers_are_seeded_and_parse() -> None:
 
 
 def test_validity_sim_null_is_exchangeable_and_boost_raises_excess() -> None:
-    """bench/validity_sim.py: the simulated task has the design's shape; the boost the
+    """bench/studies/validity_sim.py: the simulated task has the design's shape; the boost the
     calibration picks for a larger effect is larger; Wilson intervals bracket the rate."""
     sim = _load("validity_sim")
     records = sim.simulate(1, repeats=5, replicates=3)
@@ -100,3 +102,22 @@ def test_validity_sim_null_is_exchangeable_and_boost_raises_excess() -> None:
     assert 1.0 < small < large
     low, high = sim.wilson(5, 100)
     assert low < 0.05 < high
+
+
+def test_bench_is_split_and_studies_do_not_import_the_app() -> None:
+    """``bench/`` holds speed benchmarks, studies and model runs in their own folders; a study
+    (simulations and accuracy evaluations the docs cite) reads the library, never ``app/``."""
+    import ast
+
+    assert not list(BENCH.glob("*.py")), "a bench script outside speed/, studies/, model_runs/"
+    studies = sorted((BENCH / "studies").glob("*.py"))
+    assert {p.stem for p in studies} >= {"disparity_sim", "validity_sim", "seed_study_findings"}
+    for path in studies:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            bad = [n for n in names if n.startswith("coldbias_tasks.app")]
+            assert not bad, f"{path.name}:{node.lineno} imports {bad[0]}"

@@ -1,10 +1,11 @@
 """The headline: the disparity between values controlled for phrasing (core/measures/disparity.py).
 
 Golden cases on hand-built answers; calibration under simulated nulls (each sentence its own
-effect) and alternatives (a value effect) at a size fit for the test suite (bench/disparity_sim.py
-runs ≥ 1,000 tasks per row); and the statistic through lm-eval's own evaluator with synthetic
-recommenders: one that answers every distinct sentence by its wording alone (the headline must
-not flag it beyond α), one that treats female- and male-coded sentences differently (flagged).
+effect) and alternatives (a value effect) at a size fit for the test suite
+(bench/studies/disparity_sim.py runs ≥ 1,000 tasks per row); and the statistic through lm-eval's
+own evaluator with synthetic recommenders: one that answers every distinct sentence by its
+wording alone (the headline must not flag it beyond α), one that treats female- and male-coded
+sentences differently (flagged).
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ def _simulated_rates(n: int, effect: float, tau: float, seed: int = 0) -> tuple[
     """(rejection rate, coverage of 0) of n simulated tasks (2 values × 8 phrasings × 2
     repeats): every sentence its own random popularity shift of strength ``tau`` (wording), and
     value 0's sentences a shift ``effect`` on every third item."""
-    from bench.disparity_sim import Design, Scenario, simulate_task
+    from bench.studies.disparity_sim import Design, Scenario, simulate_task
 
     rng = np.random.default_rng(seed)
     sc = Scenario("t", tau=tau, delta=effect, affected=1 if effect else 0)

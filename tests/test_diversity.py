@@ -227,7 +227,8 @@ def test_lm_eval_wording_alone_is_not_flagged() -> None:
 
 
 def test_bench_simulation_runs_and_its_null_is_exchangeable() -> None:
-    """bench/diversity_sim.py: a task has the design's shape; a few rows run and report rates."""
+    """bench/studies/diversity_sim.py: a task has the design's shape; a few rows run and report
+    rates."""
     from tests.test_bench import _load
 
     sim = _load("diversity_sim")

@@ -1,4 +1,4 @@
-"""bench/dp_replicates.py on synthetic runs: replicates copied from the neutral answer (what
+"""bench/studies/dp_replicates.py on synthetic runs: replicates copied from the neutral answer (what
 correlated data-parallel engines would give) are reported as correlated, fresh ones are not."""
 
 from __future__ import annotations

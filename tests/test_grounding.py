@@ -227,7 +227,7 @@ MIN_PRECISION = 0.95
 
 
 def test_labels_name_real_ids() -> None:
-    from bench.grounding_eval import LABELS, read_jsonl
+    from bench.studies.grounding_eval import LABELS, read_jsonl
 
     truths = {"real", "invented", "none"}
     for row in read_jsonl(LABELS):
@@ -241,7 +241,7 @@ def test_labels_name_real_ids() -> None:
 
 
 def test_precision_and_recall_on_labelled_answers() -> None:
-    from bench.grounding_eval import evaluate
+    from bench.studies.grounding_eval import evaluate
 
     scores = evaluate()
     assert set(scores) == {"movie", "music", "college"}

@@ -87,7 +87,7 @@ def test_fuzz_arbitrary_text(text: str) -> None:
     assert len(got.items) == len(set(got.items)) <= 20
 
 
-@pytest.mark.timeout(60)  # a hang guard, not a speed target (see bench/parser_eval.py)
+@pytest.mark.timeout(60)  # a hang guard, not a speed target (see bench/studies/parser_eval.py)
 @pytest.mark.parametrize(
     "text",
     [
@@ -117,7 +117,8 @@ def test_aliases_match_exactly_and_never_override_titles() -> None:
 
 
 #: Real film titles that are NOT in the movie catalog, next to the catalog title they resemble.
-#: Found by bench/parser_eval.py over 16k Wikidata titles; an earlier parser matched them all.
+#: Found by bench/studies/parser_eval.py over 16k Wikidata titles; an earlier parser matched them
+#: all.
 NEAR_MISS_FILMS = [
     ("Predators", "Predator"),
     ("Driven", "Drive"),

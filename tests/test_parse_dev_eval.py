@@ -1,4 +1,5 @@
-"""bench/parser_dev_eval.py opens development files only, and the stored labels are labels only."""
+"""bench/studies/parser_dev_eval.py opens development files only, and the stored labels are
+labels only."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "studies"
 
 
 def _load():

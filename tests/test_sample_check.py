@@ -15,6 +15,7 @@ import pytest
 
 from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.files.compat import LEGACY_PAYLOAD_KEYS
 from coldbias_tasks.core.measures import lm_keys
 from coldbias_tasks.core.parsing.sample_check import (
     AnswerMisfit,
@@ -24,15 +25,12 @@ from coldbias_tasks.core.parsing.sample_check import (
     read_sample,
 )
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
-from coldbias_tasks.core.vocabulary import (
-    ANSWER_KEY,
-    FILTER_NAME,
-    PAYLOAD_KEY,
-    REVERSE_PAYLOAD_KEY,
-)
+from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME
 from coldbias_tasks.lmeval.harness import task_metrics
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
+#: where runs logged before ANSWER_KEY held the payload (forward, reverse)
+PAYLOAD_KEY, REVERSE_PAYLOAD_KEY = LEGACY_PAYLOAD_KEYS[False], LEGACY_PAYLOAD_KEYS[True]
 FORWARD = "coldbias_movie_gender"
 REVERSE = "coldbias_reverse_movie_gender"
 #: the issue's setting: 60 items shown, k = 10

@@ -24,8 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from coldbias_tasks.analysis.leaderboard import Leaderboard, build_leaderboard
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.report import TaskReport, analyze
@@ -35,9 +33,10 @@ from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
-from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS, HEADLINE
+from coldbias_tasks.core.vocabulary import CSV_SIGNIFICANT_DIGITS, HEADLINE
 from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
+from coldbias_tasks.render.csv_files import write_csv
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 from coldbias_tasks.render.report_page import make_plots, render_html
@@ -53,23 +52,6 @@ __all__ = [
     "templates_command",
     "write_leaderboard",
 ]
-
-
-def _csv_cell(value: object) -> object:
-    """A float of a mixed column at the CSV precision (NaN stays empty); anything else as is."""
-    if isinstance(value, float) and value == value:
-        return CSV_FLOAT_FORMAT % value
-    return value
-
-
-def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """One CSV table, floats at :data:`CSV_SIGNIFICANT_DIGITS` significant digits (so the same
-    run gives the same bytes on every CPU kind), also inside mixed text/number columns; NaN as
-    an empty cell."""
-    frame = frame.copy()
-    for col in [c for c in frame.columns if frame[c].dtype == "object"]:
-        frame[col] = frame[col].map(_csv_cell)
-    frame.to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
 
 
 @dataclass

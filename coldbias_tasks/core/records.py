@@ -13,7 +13,8 @@ Payloads carry ``"schema": PAYLOAD_SCHEMA``; a payload without the key is schema
 before the key existed; schema 2 adds ``alpha``; schema 3, task version 4.0, ``value`` and
 ``phrasing``: a value's answers in its matched phrasings; an optional ``catalog``, the item
 ids' catalog, read as "" when absent; schema 4, task version 4.2, ``control``: the answer
-belongs to a control group's task). A malformed document or payload
+belongs to a control group's task; older schemas are read through
+:func:`coldbias_tasks.core.files.compat.upgraded`). A malformed document or payload
 raises :class:`RecordError`.
 """
 
@@ -24,15 +25,12 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.files.compat import DEFAULT_ALPHA, upgraded
 
 __all__ = ["PAYLOAD_SCHEMA", "AnswerRecord", "ReverseDoc", "TaskDoc", "UserRankRecord"]
 
 #: Version of the parse payload layout written by :meth:`AnswerRecord.to_payload`.
 PAYLOAD_SCHEMA = 4
-#: Schemas :meth:`AnswerRecord.from_payload` reads.
-_KNOWN_SCHEMAS = (1, 2, 3, 4)
-#: Test level when a payload does not carry one (schema 1).
-_DEFAULT_ALPHA = 0.05
 
 
 def _int(value: Any, name: str) -> int:
@@ -125,7 +123,7 @@ class TaskDoc:
     coldbias_version: str
     shown_ids: tuple[int, ...]
     prompt: str
-    alpha: float = _DEFAULT_ALPHA
+    alpha: float = DEFAULT_ALPHA
     template: str = "lines"
     language: str = "en"
     #: whether the task's group is a control group (its values are control sentences: no
@@ -194,7 +192,7 @@ class AnswerRecord:
     titles: tuple[str, ...] = field(default=(), compare=False)
     out_of_catalog: tuple[str, ...] = field(default=(), compare=False)
     duplicates: tuple[str, ...] = field(default=(), compare=False)
-    alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
+    alpha: float = field(default=DEFAULT_ALPHA, compare=False)
     value: str = ""
     phrasing: int = 0
     #: the catalog the items index (:attr:`TaskDoc.catalog`: a built-in domain or a path); ""
@@ -227,13 +225,8 @@ class AnswerRecord:
         """Rebuild a record from a payload of any known schema; raises :class:`RecordError`."""
         if not cls.looks_like_payload(payload):
             raise RecordError("not a coldbias parse payload (no 'persona_id' and 'items')")
-        schema = payload.get("schema", 1)
-        if schema not in _KNOWN_SCHEMAS:
-            raise RecordError(
-                f"parse payload schema {schema!r} is not known to this coldbias version "
-                f"(knows {list(_KNOWN_SCHEMAS)}); upgrade coldbias to read this run."
-            )
-        alpha = _alpha(payload.get("alpha", _DEFAULT_ALPHA))
+        payload = upgraded(payload)  # older schemas: the fields they lack, as they meant then
+        alpha = _alpha(payload["alpha"])
         if "repeat" not in payload or "k" not in payload:
             raise RecordError("parse payload lacks 'repeat' or 'k'")
         if not isinstance(payload["persona_id"], str):
@@ -243,13 +236,13 @@ class AnswerRecord:
             for name in ("n_shown", "n_entries", "n_out_of_catalog", "n_duplicates", "n_fuzzy",
                          "phrasing")
         }  # fmt: skip
-        value = payload.get("value") or payload["persona_id"]
+        value = payload["value"]
         if not isinstance(value, str):
             raise RecordError(f"field 'value' must be text, got {value!r}")
-        catalog = payload.get("catalog", "")
+        catalog = payload["catalog"]
         if not isinstance(catalog, str):
             raise RecordError(f"field 'catalog' must be text, got {catalog!r}")
-        control = payload.get("control", False)
+        control = payload["control"]
         if not isinstance(control, bool):
             raise RecordError(f"field 'control' must be true or false, got {control!r}")
         return cls(
@@ -289,7 +282,7 @@ class ReverseDoc:
     template_sha256: str
     coldbias_version: str
     prompt: str
-    alpha: float = _DEFAULT_ALPHA
+    alpha: float = DEFAULT_ALPHA
     template: str = "reverse"
     language: str = "en"
 
@@ -321,7 +314,7 @@ class UserRankRecord:
     n_entries: int = 0
     n_invalid: int = 0
     n_duplicates: int = 0
-    alpha: float = field(default=_DEFAULT_ALPHA, compare=False)
+    alpha: float = field(default=DEFAULT_ALPHA, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -362,5 +355,5 @@ class UserRankRecord:
             n_entries=_int(payload.get("n_entries", 0), "n_entries"),
             n_invalid=_int(payload.get("n_invalid", 0), "n_invalid"),
             n_duplicates=_int(payload.get("n_duplicates", 0), "n_duplicates"),
-            alpha=_alpha(payload.get("alpha", _DEFAULT_ALPHA)),
+            alpha=_alpha(payload.get("alpha", DEFAULT_ALPHA)),
         )

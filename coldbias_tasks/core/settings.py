@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.files.compat import RETIRED_SETTINGS
 
 __all__ = ["DEFAULTS", "SPECS", "Settings"]
 
@@ -82,13 +83,9 @@ SECONDS_PER_REQUEST = 3.7
 NUMBER_LIMIT = 1 << 63
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in SPECS}
 #: Settings of earlier task versions: refused in a new run with the reason, skipped when an old
-#: run's recorded settings are read back (``retired_ok``).
-RETIRED = {
-    "coldbias_controls": (
-        "task version 3's control personas inside every task are gone in version 4: the "
-        "control sentences (three families) are asked once per domain in the placebo task"
-    ),
-}
+#: run's recorded settings are read back (``retired_ok``); kept with the other compatibility
+#: rules in :mod:`coldbias_tasks.core.files.compat`.
+RETIRED = RETIRED_SETTINGS
 _BY_KEY = {s.key: s for s in SPECS}
 
 

@@ -19,10 +19,8 @@ __all__ = [
     "NEUTRAL_ID",
     "NEUTRAL_REPLICATE_ID",
     "OPEN",
-    "PAYLOAD_KEY",
     "PLACEBO_GROUP",
     "REVERSE",
-    "REVERSE_PAYLOAD_KEY",
     "SENTENCE_JOIN",
     "SERVED_BACKENDS",
     "TASK_PREFIX",
@@ -132,11 +130,6 @@ FILTER_NAME = "ranked"
 #: or reverse); every metric key of the sample holds only the answer's short id. lm-eval reports
 #: it as a metric too: its aggregated value is the task's number of answers.
 ANSWER_KEY = "coldbias_answer"
-#: Runs logged before :data:`ANSWER_KEY`: every metric key held the payload; the loader read it
-#: under this metric's key (forward tasks) ...
-PAYLOAD_KEY = "iou_divergence"
-#: ... and under this one (reverse tasks).
-REVERSE_PAYLOAD_KEY = "reverse_rank_gap"
 #: Significance level of the excess-over-noise tests (report and plots).
 ALPHA = 0.05
 

@@ -215,20 +215,27 @@ def _not_allowed(where: object, err: Exception) -> TemplateError:
     )
 
 
+def _probe(template: Template, titles: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The probe users' prompts with ``titles`` shown, and what the first one lacks, in order:
+    the user sentence, each title, k (empty: nothing)."""
+    renders = [
+        render_prompt(template, _PROBE_DOMAIN, titles, _PROBE_K, user, True, _PROBE_NOUNS)
+        for user in _PROBE_USERS
+    ]
+    first = renders[0]
+    missing = [] if _PROBE_USERS[0] in first else ["the user sentence ({{ user }})"]
+    missing += [f"the title {t!r}" for t in titles if t not in first]
+    if str(_PROBE_K) not in first:
+        missing.append("k ({{ k }})")
+    return renders, missing
+
+
 def check_contract(template: Template) -> bool:
     """Render with probe values: every shown title, k and the user sentence must appear (else
     a TemplateError naming what is missing). Returns whether the template shares the prompt
     prefix up to the user sentence across personas."""
-    renders = [
-        render_prompt(template, _PROBE_DOMAIN, _PROBE_TITLES, _PROBE_K, user, True, _PROBE_NOUNS)
-        for user in _PROBE_USERS
-    ]
+    renders, missing = _probe(template, _PROBE_TITLES)
     first = renders[0]
-    missing = [f"the title {t!r}" for t in _PROBE_TITLES if t not in first]
-    if _PROBE_USERS[0] not in first:
-        missing.insert(0, "the user sentence ({{ user }})")
-    if str(_PROBE_K) not in first:
-        missing.append("k ({{ k }})")
     if missing:
         raise TemplateError(
             f"prompt template {template.file} cannot measure anything: its prompt lacks "
@@ -269,14 +276,8 @@ def check_open_contract(template: Template) -> bool:
     """An open prompt must show the user sentence and k, and no catalog: it renders the same
     with and without probe titles (else a TemplateError). Returns whether every persona shares
     the prompt up to the user sentence."""
-    renders = [
-        render_prompt(template, _PROBE_DOMAIN, (), _PROBE_K, user, True, _PROBE_NOUNS)
-        for user in _PROBE_USERS
-    ]
+    renders, missing = _probe(template, ())
     first = renders[0]
-    missing = [] if _PROBE_USERS[0] in first else ["the user sentence ({{ user }})"]
-    if str(_PROBE_K) not in first:
-        missing.append("k ({{ k }})")
     if missing:
         raise TemplateError(
             f"open prompt template {template.file} cannot measure anything: its prompt lacks "

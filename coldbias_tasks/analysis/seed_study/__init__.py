@@ -8,5 +8,5 @@ figures replayed, and the tests its design allows.
 - :mod:`.statistics`: the exact and permutation tests 5 seeds allow, and their verdicts.
 
 Reads the core and the rest of ``analysis``; called by ``app`` (``coldbias import-seed-study``)
-and by ``bench/seed_study_findings.py`` and ``bench/seed_design_sim.py``.
+and by ``bench/studies/seed_study_findings.py`` and ``bench/studies/seed_design_sim.py``.
 """

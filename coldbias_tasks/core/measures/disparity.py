@@ -48,6 +48,7 @@ from coldbias_tasks.core.stats.estimate import (
     MDE_POWER,
     NOT_APPLICABLE,
     Estimate,
+    EstimateParts,
     decide,
     mde,
     t_bounds,
@@ -90,7 +91,7 @@ class PairDisparity:
 
 
 @dataclass(frozen=True)
-class PhrasingDisparity:
+class PhrasingDisparity(EstimateParts):
     """The disparity of one task under one similarity (module docstring): its
     :class:`~coldbias_tasks.core.stats.estimate.Estimate` and the design behind it.
 
@@ -113,21 +114,9 @@ class PhrasingDisparity:
     terms: np.ndarray | None = field(default=None, compare=False, repr=False)
     pairs: tuple[PairDisparity, ...] = ()
 
-    # the estimate's parts, read by name
+    # the estimate's parts, read by name (the others: EstimateParts)
     value = property(lambda self: self.estimate.value)
-    stderr = property(lambda self: self.estimate.stderr)
-    ci_low = property(lambda self: self.estimate.ci_low)
-    ci_high = property(lambda self: self.estimate.ci_high)
-    p_value = property(lambda self: self.estimate.p_value)
-    min_p = property(lambda self: self.estimate.min_p)
-    mde = property(lambda self: self.estimate.mde)
-    alpha = property(lambda self: self.estimate.alpha)
     by_repeat = property(lambda self: self.estimate.by_repeat)
-
-    @property
-    def underpowered(self) -> bool:
-        """The test cannot reach α with these values, phrasings and repeats."""
-        return math.isnan(self.min_p) or self.min_p > self.alpha
 
     @property
     def pairs_underpowered(self) -> bool:

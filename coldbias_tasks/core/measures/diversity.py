@@ -60,7 +60,7 @@ from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.measures.base import Measure, register
 from coldbias_tasks.core.measures.disparity import relabellings
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats.estimate import Estimate, decide, mde, t_bounds
+from coldbias_tasks.core.stats.estimate import Estimate, EstimateParts, decide, mde, t_bounds
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import category_fields
 
@@ -169,7 +169,7 @@ def coverage(lists: Iterable[Sequence[Hashable]], n_shown: int) -> float:
 
 
 @dataclass(frozen=True)
-class DiversityContrast:
+class DiversityContrast(EstimateParts):
     """The phrasing-controlled contrast of one statistic between values (module docstring):
     its :class:`~coldbias_tasks.core.stats.estimate.Estimate` and the design behind it.
 
@@ -192,20 +192,8 @@ class DiversityContrast:
     #: one ``value``, ``spread`` and ``by_value`` describe)
     widest: int = 0
 
-    # the estimate's parts, read by name
+    # the estimate's value, read by name (its other parts: EstimateParts)
     spread = property(lambda self: self.estimate.value)
-    stderr = property(lambda self: self.estimate.stderr)
-    ci_low = property(lambda self: self.estimate.ci_low)
-    ci_high = property(lambda self: self.estimate.ci_high)
-    p_value = property(lambda self: self.estimate.p_value)
-    min_p = property(lambda self: self.estimate.min_p)
-    mde = property(lambda self: self.estimate.mde)
-    alpha = property(lambda self: self.estimate.alpha)
-
-    @property
-    def underpowered(self) -> bool:
-        """The test cannot reach α with these values and phrasings."""
-        return math.isnan(self.min_p) or self.min_p > self.alpha
 
 
 def _deviations(m: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from typing import Literal
 from coldbias_tasks.core.parsing.answer_text import strip_invisible
 from coldbias_tasks.core.parsing.catalog_index import (
     ABBREVIATION,
+    ANY_PAREN,
     TRAILING_PAREN,
     build_index,
     normalized_key,
@@ -65,7 +66,6 @@ _LIST_MARKER = re.compile(
 _YEAR_IN_BRACKETS = re.compile(r"[(\[]\s*(?:[^()\[\]]*?[\s,;])?((?:18|19|20)\d\d)\b[^()\[\]]*[)\]]")
 _YEAR_AT_END = re.compile(r"(?:\s[-–—]\s*|,\s*)((?:18|19|20)\d\d)\s*\.?\s*$")
 _QUOTES = re.compile(r"[\"“”«»„「」『』《》〈〉【】*_`]")
-_BRACKETED = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
 _DASH_CUT = re.compile(r"\s+[-–—]\s+.*$|\s*[–—]\s*.*$")
 _SPACES = re.compile(r"\s+")
 #: Song entries that name an artist in forms the catalog matcher reads as part of the title:
@@ -118,7 +118,7 @@ def title_key(entry: str) -> str:
     year, a director) removed, text after " - " cut, spaces collapsed; "" when nothing is
     left."""
     text = _DASH_CUT.sub("", _clean(entry)[0])
-    text = _BRACKETED.sub("", text)
+    text = ANY_PAREN.sub("", text)
     text = _QUOTES.sub("", text).lower()
     return _SPACES.sub(" ", text).strip(" .,;:!?'-")
 

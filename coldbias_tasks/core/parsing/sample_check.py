@@ -8,10 +8,11 @@ answer; the offline loader (:mod:`coldbias_tasks.analysis.run_samples`) calls
 :func:`read_sample` on each samples line, which finds the logged payload and calls it.
 
 A sample logs its answer record once, under :data:`~coldbias_tasks.core.vocabulary.ANSWER_KEY`;
-runs logged before held it under every metric key (read under ``PAYLOAD_KEY`` /
-``REVERSE_PAYLOAD_KEY``). Problems raise :class:`~coldbias_tasks.core.errors.RecordError`
-or its subclasses :class:`NoAnswer` (no coldbias record in the sample) and :class:`AnswerMisfit`
-(a record that cannot belong to its document), so that callers can name the fix.
+runs logged before held it under every metric key (read under
+``core/files/compat.LEGACY_PAYLOAD_KEYS``). Problems raise
+:class:`~coldbias_tasks.core.errors.RecordError` or its subclasses :class:`NoAnswer` (no
+coldbias record in the sample) and :class:`AnswerMisfit` (a record that cannot belong to its
+document), so that callers can name the fix.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.files.compat import LEGACY_PAYLOAD_KEYS
 from coldbias_tasks.core.parsing.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.parsing.open_answers import item_code
 from coldbias_tasks.core.records import AnswerRecord, ReverseDoc, TaskDoc, UserRankRecord
@@ -30,8 +32,6 @@ from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     FILTER_NAME,
     OPEN,
-    PAYLOAD_KEY,
-    REVERSE_PAYLOAD_KEY,
 )
 
 __all__ = [
@@ -143,7 +143,7 @@ def _decoded(value: Any, reverse: bool) -> Mapping[str, Any] | None:
 def logged_payload(sample: Mapping[str, Any], reverse: bool) -> Mapping[str, Any]:
     """The answer record a samples line logged: under :data:`ANSWER_KEY`, or for runs logged
     before it under the legacy metric key. Raises :class:`NoAnswer` naming the fix."""
-    legacy = REVERSE_PAYLOAD_KEY if reverse else PAYLOAD_KEY
+    legacy = LEGACY_PAYLOAD_KEYS[reverse]
     found = _decoded(sample.get(ANSWER_KEY, sample.get(legacy)), reverse)
     if found is not None:
         return found

@@ -43,6 +43,7 @@ __all__ = [
     "VERDICTS",
     "WITHHELD",
     "Estimate",
+    "EstimateParts",
     "decide",
     "mde",
     "pool",
@@ -106,6 +107,27 @@ class Estimate:
     def verdict_text(self) -> str:
         """The verdict and its note in one line ("not detected (MDE 0.041)")."""
         return f"{self.verdict} ({self.note})" if self.note and self.verdict else self.verdict
+
+
+class EstimateParts:
+    """A measure's result holding its :class:`Estimate` as ``estimate`` reads the parts by name
+    (``stderr``, ``ci_low``, ``ci_high``, ``p_value``, ``min_p``, ``mde``, ``alpha``) and says
+    whether its test is ``underpowered`` (the smallest attainable p is NaN or exceeds α)."""
+
+    estimate: Estimate
+
+    stderr = property(lambda self: self.estimate.stderr)
+    ci_low = property(lambda self: self.estimate.ci_low)
+    ci_high = property(lambda self: self.estimate.ci_high)
+    p_value = property(lambda self: self.estimate.p_value)
+    min_p = property(lambda self: self.estimate.min_p)
+    mde = property(lambda self: self.estimate.mde)
+    alpha = property(lambda self: self.estimate.alpha)
+
+    @property
+    def underpowered(self) -> bool:
+        """The test cannot reach α with this design (its values, phrasings, repeats)."""
+        return math.isnan(self.min_p) or self.min_p > self.alpha
 
 
 def _clip(x: float, bounds: tuple[float, float] | None) -> float:

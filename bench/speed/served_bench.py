@@ -1,8 +1,8 @@
 """Served vs offline: ``vllm serve`` driven at ``num_concurrent`` 1 / 4 / 16 against offline vLLM.
 
-    python bench/served_bench.py --json /tmp/served_bench.json
-    python bench/served_bench.py --concurrency 1,4 --repeats 2     # smaller
-    python bench/served_bench.py --concurrency 16 --n-items 500    # the default catalog
+    python bench/speed/served_bench.py --json /tmp/served_bench.json
+    python bench/speed/served_bench.py --concurrency 1,4 --repeats 2     # smaller
+    python bench/speed/served_bench.py --concurrency 16 --n-items 500    # the default catalog
 
 One run, same model (the bundled Qwen2.5-Coder-0.5B-Instruct), dtype (this CPU's choice), task,
 prompts, sampling settings and KV block size (32) everywhere: ``coldbias_movie_gender``, 40-item
@@ -36,8 +36,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "bench"):
+ROOT = Path(__file__).resolve().parents[2]
+for path in (ROOT, ROOT / "bench" / "speed"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 

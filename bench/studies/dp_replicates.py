@@ -7,8 +7,8 @@ the same random numbers (docs/serving.md). This check runs one small task set tw
 share of replicates whose ranked list equals their neutral answer's (Fisher's exact test, one
 sided) and the IOU noise floor (95 % t-intervals over repeats)::
 
-    python bench/dp_replicates.py --model MODEL --dp 2 --out runs/dp_check   # needs D GPUs
-    python bench/dp_replicates.py --compare runs/dp_check/dp1 runs/dp_check/dp2
+    python bench/studies/dp_replicates.py --model MODEL --dp 2 --out runs/dp_check   # needs D GPUs
+    python bench/studies/dp_replicates.py --compare runs/dp_check/dp1 runs/dp_check/dp2
 
 Exit status 1 when any task looks correlated (more identical replicates at p < 0.05, or the
 D-engine floor interval entirely below the single-engine one).

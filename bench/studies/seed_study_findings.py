@@ -1,7 +1,7 @@
 """The seed study re-analysed: the paper's tables replayed and each published finding re-tested
 on the study's own answers (docs/seed-study.md). Run by leaderboards/seed_study/make.sh:
 
-    python bench/seed_study_findings.py --paper RUNS_625f9a2 --paper-clone CLONE_625f9a2 \
+    python bench/studies/seed_study_findings.py --paper RUNS_625f9a2 --paper-clone CLONE_625f9a2 \
         --latest RUNS_LATEST --out leaderboards/seed_study
 
 RUNS_* are folders written by ``coldbias import-seed-study``. Writes ``paper_tables.csv`` /
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
@@ -169,7 +169,9 @@ def seed_leaderboard(folder: Path, out: Path) -> list[str]:
     path) with the paper's own figure per domain and variant added as columns ("missing"
     where the study has no such run); written like ``coldbias leaderboard``."""
     from coldbias_tasks.analysis.leaderboard import Cell, Column, build_leaderboard
-    from coldbias_tasks.app.commands import write_leaderboard
+    from coldbias_tasks.render.csv_files import write_csv
+    from coldbias_tasks.render.leaderboard_page import html_page, markdown
+    from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 
     lb = build_leaderboard([folder])
     added = []
@@ -189,7 +191,11 @@ def seed_leaderboard(folder: Path, out: Path) -> list[str]:
             if any(isinstance(r.cells[key].value, float) for r in lb.rows):
                 added.append(column)
     lb.columns[2:2] = added
-    write_leaderboard(lb, out)
+    out.mkdir(parents=True, exist_ok=True)  # the four files of ``coldbias leaderboard``
+    write_csv(long_table(lb), out / "leaderboard_long.csv")
+    write_csv(wide_table(lb), out / "leaderboard_wide.csv")
+    (out / "leaderboard.md").write_text(markdown(lb), encoding="utf-8")
+    (out / "leaderboard.html").write_text(html_page(lb), encoding="utf-8")
     return [*lb.messages, f"{len(lb.rows)} model rows written to {out}"]
 
 

@@ -23,8 +23,8 @@ test at α with its 95 % Wilson interval, the coverage of the t-interval, the me
 units of its mean standard error, and the mean γ. Numbers are computed by the package's own
 :func:`coldbias_tasks.core.measures.disparity.disparity_from_tensor` on IOU.
 
-    python bench/disparity_sim.py --json bench/disparity_sim.json        # ≥ 1,000 tasks per row
-    python bench/disparity_sim.py --quick                                  # 200 tasks per row
+    python bench/studies/disparity_sim.py --json bench/studies/disparity_sim.json  # ≥ 1,000 per row
+    python bench/studies/disparity_sim.py --quick                                  # 200 per row
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.core.measures.disparity import disparity_from_tensor
 

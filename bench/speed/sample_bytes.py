@@ -5,7 +5,7 @@ sample logging (``run_synthetic``: ``simple_evaluate(log_samples=True)`` and the
 EvaluationTracker's writer) at 60 items shown, k = 10, 2 repeats, and prints per task the mean
 bytes of a samples line and its largest fields.
 
-    PYTHONPATH=$PWD python bench/sample_bytes.py [TASK ...]
+    PYTHONPATH=$PWD python bench/speed/sample_bytes.py [TASK ...]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.synthetic import SyntheticRecommender, run_synthetic
 

@@ -1,6 +1,6 @@
 """Parser accuracy on the hand-written answer set, a fuzzy-cutoff sweep, and parser speed.
 
-    python bench/parser_eval.py
+    python bench/studies/parser_eval.py
 
 Prints: cases fully correct, false matches (items returned that the case does not expect) and
 missed items, for the shipped cutoff and a sweep of cutoffs (over the cases of
@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.files.yamlio import load_yaml
@@ -29,7 +29,7 @@ from coldbias_tasks.core.world.domains import TitleKind
 from tests.parse_cases import KINDS
 
 #: The hand-written cases (the data files tests/parse_cases.py loads for the tests).
-CASE_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "parse_cases"
+CASE_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "parse_cases"
 CATALOGS: dict[str, list[str]] = load_yaml(CASE_DATA / "catalogs.yaml", ColdbiasError)
 CASES: list[dict] = [
     case

@@ -6,7 +6,8 @@ then offline), run with vLLM's CPU build when it imports, else HF transformers. 
 seeded (temperature 0.8, top-p 0.95) so that personas get different lists and the labelled set
 has many distinct titles.
 
-    python bench/open_answers.py --out /tmp/open_answers.jsonl [--model qwen2.5-coder-0.5b-instruct]
+    python bench/model_runs/open_answers.py --out /tmp/open_answers.jsonl \
+        [--model qwen2.5-coder-0.5b-instruct]
 
 Each output line: domain, persona, prompt, model (hub id), backend, date, seed, answer.
 """
@@ -20,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from coldbias_tasks.app.demo import RUN_ENV
 from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env
 from coldbias_tasks.core.world.domains import domains

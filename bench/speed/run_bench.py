@@ -1,8 +1,8 @@
 """Pipeline benchmark: one reduced coldbias run through vLLM (with / without prefix caching) and HF.
 
-    python bench/run_bench.py                      # 500-item catalog, all three backends
-    python bench/run_bench.py --quick              # 60-item catalog, for development
-    python bench/run_bench.py --backends vllm-prefix,hf --hf-repeats 1 --json out.json
+    python bench/speed/run_bench.py                      # 500-item catalog, all three backends
+    python bench/speed/run_bench.py --quick              # 60-item catalog, for development
+    python bench/speed/run_bench.py --backends vllm-prefix,hf --hf-repeats 1 --json out.json
 
 The run: tasks ``coldbias_movie_gender`` and ``coldbias_movie_religion`` (each: the neutral user,
 its same-prompt replicate and the group's values: 6 + 5 personas), 3 repeats, so 33 requests,
@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -1,9 +1,9 @@
 """Calibration of coldbias' tests: false-positive rate under a simulated null, power under
 simulated effects, for the default design and the paper's (docs/validity.md).
 
-    python bench/validity_sim.py                 # 400 null + 200 tasks per effect size
-    python bench/validity_sim.py --quick         # 100 + 60, for development
-    python bench/validity_sim.py --json out.json
+    python bench/studies/validity_sim.py                 # 400 null + 200 tasks per effect size
+    python bench/studies/validity_sim.py --quick         # 100 + 60, for development
+    python bench/studies/validity_sim.py --json out.json
 
 The simulated recommender: every persona draws its k-list from one Plackett–Luce distribution
 over a fixed item popularity (Gumbel top-k), the catalog reshuffled per repeat as in the tasks;
@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from coldbias_tasks.app.machine import cpu_info
+from coldbias_tasks.core.cpu import cpu_info
 from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.vocabulary import replicate_id

@@ -20,9 +20,10 @@ contrasts (95 % Wilson interval), and the coverage of 0 by the signed coverage c
 t-interval (nulls). Numbers from the package's own
 :func:`coldbias_tasks.core.measures.diversity.summarize_diversity`.
 
-    python bench/diversity_sim.py                                      # 80 tasks per row, < 3 min
-    python bench/diversity_sim.py --tasks 300 --json bench/diversity_sim.json   # the docs' table
-    python bench/diversity_sim.py --quick                              # 30 tasks per row
+    python bench/studies/diversity_sim.py              # 80 tasks per row, < 3 min
+    python bench/studies/diversity_sim.py --quick      # 30 tasks per row
+    python bench/studies/diversity_sim.py --tasks 1000 --json bench/studies/diversity_sim.json
+                                                       # the docs' table
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.validity_sim import wilson
+from bench.studies.validity_sim import wilson
 from coldbias_tasks.core.measures.diversity import catalog_labels, summarize_diversity
 from coldbias_tasks.core.records import AnswerRecord
 

@@ -1,6 +1,6 @@
 """Open vs catalog tasks of one report (issue 33): the Markdown tables of docs/open.md "Runs".
 
-    python bench/open_compare.py REPORT_DIR [REPORT_DIR ...]
+    python bench/studies/open_compare.py REPORT_DIR [REPORT_DIR ...]
 
 Reads a ``coldbias report`` folder (``groups.csv``, ``fidelity.csv``, ``exposure.csv``,
 ``exposure_between.csv``) holding catalog tasks and their open counterparts

@@ -1,6 +1,6 @@
 """Analysis-side benchmark: docs, parsing, aggregations and report tables of a synthetic full run.
 
-    python bench/analysis_bench.py [--repeats 5] [--n-items 500] [--top 25] [--json OUT]
+    python bench/speed/analysis_bench.py [--repeats 5] [--n-items 500] [--top 25] [--json OUT]
 
 The synthetic run has the shape of the full benchmark: 3 domains × every attribute group of
 ``data/personas.yaml`` (one task per group, neutral persona included) × R repeats × the full
@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -1,9 +1,10 @@
 """Parser accuracy on hand-labelled real answers of other models (the development set).
 
-    python bench/parser_dev_eval.py --seed-repo /path/to/biais_llm_rec [--json OUT] [--show N]
+    python bench/studies/parser_dev_eval.py --seed-repo /path/to/biais_llm_rec \
+        [--json OUT] [--show N]
 
 The answers and catalogs are read at run time from a local copy of the seed study's repository
-(GauthierRoy/biais_llm_rec); this project stores only the labels, ``bench/parser_dev/
+(GauthierRoy/biais_llm_rec); this project stores only the labels, ``bench/studies/parser_dev/
 labels_<domain>.jsonl``: one object per answer, {"answer", "file", "group", "persona" (null =
 the "neutral" entry), "lines": [[line_no, catalog_index | -1 | [indices]], ...]}. ``line_no`` is
 1-based over ``response.splitlines()``, indices are 0-based into ``data/datasets/<domain>.json``,
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process, utils
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.world.domains import domain as domain_spec

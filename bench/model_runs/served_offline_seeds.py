@@ -14,9 +14,9 @@ send (:func:`coldbias_tasks.lmeval.served.request_seed`), then
 Temperature 0.7, ``max_tokens`` 96, ``top_p`` 1, ``top_k`` -1 everywhere. Run the two engines
 one after the other (each loads the model)::
 
-    python bench/served_offline_seeds.py offline --out /tmp/seeds
-    python bench/served_offline_seeds.py served --out /tmp/seeds
-    python bench/served_offline_seeds.py compare --out /tmp/seeds
+    python bench/model_runs/served_offline_seeds.py offline --out /tmp/seeds
+    python bench/model_runs/served_offline_seeds.py served --out /tmp/seeds
+    python bench/model_runs/served_offline_seeds.py compare --out /tmp/seeds
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 TASK = "coldbias_movie_gender"
 META = {"coldbias_n_items": 40, "coldbias_k": 5, "coldbias_repeats": 2,

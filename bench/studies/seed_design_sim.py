@@ -1,9 +1,9 @@
 """Calibration of the seed-study tests on a synthetic model that reproduces the study's design
 (docs/seed-study.md §Statistics):
 
-    python bench/seed_design_sim.py            # 200 null + 100 effect replications per test
-    python bench/seed_design_sim.py --quick    # 60 + 40, for development
-    python bench/seed_design_sim.py --json bench/seed_design_sim.json
+    python bench/studies/seed_design_sim.py            # 200 null + 100 effect replications per test
+    python bench/studies/seed_design_sim.py --quick    # 60 + 40, for development
+    python bench/studies/seed_design_sim.py --json bench/studies/seed_design_sim.json
 
 The design: 500 items in one fixed order, k = 20, S = 5 seeds, one answer per persona per
 seed, no same-prompt replicate. Answers are Plackett–Luce top-k draws (Gumbel top-k) over a
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.analysis.seed_study.statistics import (
     persona_disparity_test,
@@ -45,7 +45,7 @@ from coldbias_tasks.analysis.seed_study.statistics import (
     value_swap_test,
     values_disparity_test,
 )
-from coldbias_tasks.app.machine import cpu_info
+from coldbias_tasks.core.cpu import cpu_info
 from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.records import AnswerRecord
 

