@@ -36,7 +36,7 @@ strip < "$WORK/latest/provenance.json" > "$HERE/provenance_latest.json"
 strip < "$WORK/paper/provenance.json" > "$HERE/provenance_paper.json"
 # the leaderboards (coldbias leaderboard's own build, plus the paper's figure per domain), the
 # replayed tables, the seed-level tests and the findings
-$PY bench/seed_study_findings.py --paper "$WORK/paper" --paper-clone "$PAPER" \
+$PY bench/studies/seed_study_findings.py --paper "$WORK/paper" --paper-clone "$PAPER" \
   --latest "$WORK/latest" --out "$HERE" > "$WORK/findings.log"
 grep -v '^[ {}"]' "$WORK/findings.log" | strip
 find "$HERE/reports" -name summary.txt -exec sed -i -e "s#$WORK/##g" -e "s#$PWD/##g" {} +
