@@ -149,11 +149,15 @@ def notebook_table(clone: Path) -> dict[tuple[str, str], float]:
     return out
 
 
-def as_published_table(lb: Leaderboard, runs: Path, clone: Path) -> list[dict[str, Any]]:
+def as_published_table(
+    lb: Leaderboard, runs: Path, clone: Path, table1: dict[tuple[str, str], float]
+) -> list[dict[str, Any]]:
     """Per model × domain × variant: the leaderboard's "raw IOU, as published" cell against
     the study's own figure (its data/metric_results/ file of the same answer files, averaged
     as its get_overall_stats.py) and, for the context runs, the number its tables.ipynb
-    printed (3 decimals). "missing": the study has no such run."""
+    printed (3 decimals); ``table1``: the printed Table 1 of arXiv v1 (for the paper-era
+    answers only: the January 2026 re-run replaced the plain college files). "missing": the
+    study has no such run."""
     inverse = {hub: key for key, hub in HUB_IDS.items()}
     sets = json.loads((runs / "provenance.json").read_text(encoding="utf-8"))["summary"]["sets"]
     tag = {(s["model"], s["domain"], s["run_set"], CONTEXT_TAGS[s["tag"]].variant): s["tag"]
@@ -167,6 +171,8 @@ def as_published_table(lb: Leaderboard, runs: Path, clone: Path) -> list[dict[st
                 cell = row.cells.get(f"{d}{variant_suffix(variant)}{AS_PUBLISHED}")
                 ours = float(cell.value) if cell is not None else math.nan
                 t = tag.get((key, d, "main", variant))
+                if t is None and variant == "context":
+                    continue  # no such run (paper era: its contexts are rows of their own)
                 study = metric_results(clone, key, d, t) if t is not None else math.nan
                 book = printed.get((key, d), math.nan) if variant == "context" else math.nan
                 out.append({
@@ -175,7 +181,7 @@ def as_published_table(lb: Leaderboard, runs: Path, clone: Path) -> list[dict[st
                     "leaderboard_as_published": round(ours, 4) if t is not None else "missing",
                     "study_metric_results": round(study, 4) if t is not None else "missing",
                     "study_tables_ipynb": book if not math.isnan(book) else "",
-                    "printed_table1_v1": PRINTED_TABLE1.get((key, d), "")
+                    "printed_table1_v1": table1.get((key, d), "")
                     if variant == "plain" else "",
                     "abs_diff_vs_study": round(abs(ours - study), 4) if t is not None else "",
                     "abs_diff_vs_ipynb": round(abs(ours - book), 4)
@@ -240,6 +246,13 @@ def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
                 folder / f"{name}.csv.gz", index=False, compression={"method": "gzip", "mtime": 0}
             )
         lines = [*(f"WARNING {w}" for w in model.warnings), *summary_lines(reports)]
+        lines = [  # the phrasing-controlled headline is undefined here (one wording per value)
+            "headline: not computable for the seed study (one wording per value; "
+            "docs/seed-study.md §5)"
+            if x.startswith("headline:")
+            else x
+            for x in lines
+        ]
         (folder / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -408,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         (args.latest, args.latest_clone, args.out),
         (args.paper, args.paper_clone, args.out / "paper_era"),
     ):
-        published = as_published_table(boards[folder], folder, clone)
+        table1 = PRINTED_TABLE1 if folder == args.paper else {}
+        published = as_published_table(boards[folder], folder, clone, table1)
         (out / "as_published.md").write_text(markdown_table(published), encoding="utf-8")
         _csv(out / "as_published.csv", published)
         diffs = [r[k] for r in published for k in ("abs_diff_vs_study", "abs_diff_vs_ipynb")

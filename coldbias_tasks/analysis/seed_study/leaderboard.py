@@ -87,8 +87,9 @@ def notes() -> list[str]:
         "Intervals: 95 % Student t over the five seeds (mean ± t·sd/√5), assuming seed-level "
         "figures independent and roughly normal; they reflect sampling over seeds only (one "
         "fixed catalog order, one prompt per value).",
-        "Direction: ↓ lower is better, ↑ higher is better; columns without an arrow are "
-        "descriptive.",
+        "Order: models that are not degenerate first, then by the excess over noise over "
+        "all domains (lower first; a model without plain runs last). Direction: ↓ lower is "
+        "better, ↑ higher is better; columns without an arrow are descriptive.",
         f"Degenerate: a model is flagged when, pooled over its answers, {rules}. With the "
         "study's fixed catalog order the prefix-copy rate is the share of the answer that is "
         "the catalog's first 20 items in order; such a model's divergences are not fairness, so "
