@@ -174,6 +174,23 @@ def test_as_published_skips_empty_answers_like_the_paper(imported) -> None:
     assert cell.value == pytest.approx(sum(per) / len(per), abs=1e-9)
 
 
+def test_leaderboard_command_writes_the_seed_page(imported, tmp_path: Path) -> None:
+    """``coldbias leaderboard`` on imported runs writes the seed study's page: its
+    introduction, the as-published columns, no disparity, rank or flag column."""
+    import csv
+
+    from coldbias_tasks.app.commands import leaderboard_command
+
+    _, out, _ = imported
+    assert leaderboard_command([str(out / "main"), "--output", str(tmp_path / "lb")]) == 0
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "cannot be computed from its answers" in md
+    with (tmp_path / "lb" / "leaderboard_wide.csv").open(encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    assert "college_iou_published ↓" in header
+    assert not [h for h in header if "disparity" in h or h in ("rank", "tier", "verdict")]
+
+
 def _unique_phrases() -> list[str]:
     return list(dict.fromkeys(p for ps in fx.GROUPS.values() for p in ps))
 
