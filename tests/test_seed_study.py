@@ -122,6 +122,75 @@ def test_leaderboard_reads_the_import(imported) -> None:
     assert all(not math.isnan(r.cells["overall_iou"].value) for r in lb.rows)
 
 
+def _seed_page(folder: Path):
+    from coldbias_tasks.analysis.leaderboard import build_leaderboard
+    from coldbias_tasks.analysis.seed_study.leaderboard import is_seed_study, seed_study_page
+
+    lb = build_leaderboard([folder], resamples=50)
+    assert is_seed_study(lb)
+    return seed_study_page(lb)
+
+
+def test_as_published_weighs_every_value_alike_like_the_paper(imported) -> None:
+    """The page's "raw IOU, as published" is the study's Table 1 rule: the mean over value
+    phrases (gender's 4 values weigh twice country's 2; "an American", in two groups, once),
+    not the mean over attribute groups; the fixture's offsets make the two differ by 0.014."""
+    from coldbias_tasks.analysis.leaderboard_columns import MAIN
+
+    _, out, _ = imported
+    lb = _seed_page(out / "main")
+    row = next(r for r in lb.rows if r.model.model == "google/gemma-3-4b-it")
+    per_phrase = {
+        p: float(np.mean([fx.expected_divergence("gemma3_4b", p, s) for s in fx.SEEDS]))
+        for p in _unique_phrases()
+    }
+    value_weighted = float(np.mean(list(per_phrase.values())))
+    group_weighted = float(np.mean([np.mean([per_phrase[p] for p in ps])
+                                    for ps in fx.GROUPS.values()]))  # fmt: skip
+    assert abs(value_weighted - group_weighted) > 0.01  # the case tells the rules apart
+    cell = row.cells["college_iou_published"]
+    assert cell.value == pytest.approx(value_weighted, abs=1e-9)
+    assert cell.ci_low < cell.value < cell.ci_high  # odd seeds shift every value by one
+    # the page's main view: the as-published figures and the excess; no disparity columns
+    keys = {c.key: c for c in lb.columns}
+    assert keys["college_iou_published"].view == MAIN
+    assert keys["overall_iou_excess"].view == MAIN
+    assert not [k for k in keys if "disparity" in k or k in ("rank", "tier", "verdict")]
+    assert not [k for k in keys if k.endswith("_iou_values")]  # the generic value mean
+    assert "cannot be computed" in (lb.headline or "")
+
+
+def test_as_published_skips_empty_answers_like_the_paper(imported) -> None:
+    """An error entry and an empty answer (seed 2) are skipped, as the study's result.py
+    does, not counted as divergence 1."""
+    _, out, _ = imported
+    lb = _seed_page(out / "context_action_movie_fan")
+    cell = lb.rows[0].cells["movie_context_iou_published"]
+    per = []
+    for p in _unique_phrases():
+        xs = [fx.expected_divergence("gemma3_4b", p, s) for s in fx.SEEDS
+              if not (s == 2 and p in ("a girl", "a boy"))]  # fmt: skip
+        per.append(sum(xs) / len(xs))
+    assert cell.value == pytest.approx(sum(per) / len(per), abs=1e-9)
+
+
+def test_leaderboard_command_writes_the_seed_page(imported, tmp_path: Path) -> None:
+    """``coldbias leaderboard`` on imported runs writes the seed study's page: its
+    introduction, the as-published columns, no disparity, rank or flag column."""
+    import csv
+
+    from coldbias_tasks.app.commands import leaderboard_command
+
+    _, out, _ = imported
+    assert leaderboard_command([str(out / "main"), "--output", str(tmp_path / "lb")]) == 0
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "cannot be computed from its answers" in md
+    with (tmp_path / "lb" / "leaderboard_wide.csv").open(encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    assert "college_iou_published ↓" in header
+    assert not [h for h in header if "disparity" in h or h in ("rank", "tier", "verdict")]
+
+
 def _unique_phrases() -> list[str]:
     return list(dict.fromkeys(p for ps in fx.GROUPS.values() for p in ps))
 

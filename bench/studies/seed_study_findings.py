@@ -2,11 +2,12 @@
 on the study's own answers (docs/seed-study.md). Run by leaderboards/seed_study/make.sh:
 
     python bench/studies/seed_study_findings.py --paper RUNS_625f9a2 --paper-clone CLONE_625f9a2 \
-        --latest RUNS_LATEST --out leaderboards/seed_study
+        --latest RUNS_LATEST --latest-clone CLONE --out leaderboards/seed_study
 
 RUNS_* are folders written by ``coldbias import-seed-study``. Writes ``paper_tables.csv`` /
 ``.md`` (our replay vs the study's data/metric_results/ vs the printed Table 1),
-``models_iou.csv`` / ``.md`` (the paper's raw IOU per model × domain at the latest commit) and
+``as_published.csv`` / ``.md`` (the leaderboard's as-published raw IOU per model × domain ×
+variant vs the study's own data/metric_results/ and its tables.ipynb; also in paper_era/) and
 ``findings.json`` / ``.md``. Derived numbers only, no answers.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,10 +25,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from coldbias_tasks.analysis.leaderboard import Leaderboard, build_leaderboard
+from coldbias_tasks.analysis.leaderboard_cells import variant_suffix
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.analysis.run_files import load_folder
-from coldbias_tasks.analysis.seed_study.importer import HUB_IDS
+from coldbias_tasks.analysis.seed_study.importer import CONTEXT_TAGS, HUB_IDS
+from coldbias_tasks.analysis.seed_study.leaderboard import AS_PUBLISHED, seed_study_page
 from coldbias_tasks.analysis.seed_study.replay import (
     coupling,
     domain_tasks,
@@ -58,7 +63,6 @@ PRINTED_TABLE1 = {
 }  # fmt: skip
 TABLES = {1: ("gemma3_4b", "llama3.2_3b"), 2: ("gemma3_1b", "gemma3_4b", "gemma3_12b")}
 QWEN = ("qwen3_0.6b", "qwen3_1.7b", "qwen3_4b", "qwen3_8b", "qwen3_14b", "qwen3_32b")
-MAIN_CONTEXT = {"college": "student", "movie": "movie fan", "music": "music fan"}
 
 
 def rows_by_key(folder: Path) -> dict[str, ModelResults]:
@@ -126,16 +130,63 @@ def paper_tables(paper: dict[str, ModelResults], clone: Path) -> list[dict[str, 
     return out
 
 
-def models_table(latest: dict[str, ModelResults], clone_note: str) -> list[dict[str, Any]]:
+def notebook_table(clone: Path) -> dict[tuple[str, str], float]:
+    """(model key, domain) → the raw IOU the study's ``tables.ipynb`` printed (its first
+    cell's output: the LaTeX rows of its tables, on the context runs "student", "music fan",
+    "movie fan"; columns college, music, movie, each IOU, SERP, PRAG, diversity). Empty when
+    the clone has no such notebook (commit 625f9a2)."""
+    path = clone / "tables.ipynb"
+    if not path.exists():
+        return {}
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(o.get("text", [])) for o in cells[0].get("outputs", []))
+    out = {}
+    for m in re.finditer(r"\\textbf\{([^}]*)\}(.*?)\\\\", text):
+        numbers = re.findall(r"& ([0-9.]+) ", m.group(2))
+        if len(numbers) == 12:  # (IOU, SERP, PRAG, diversity) × (college, music, movie)
+            for i, d in enumerate(("college", "music", "movie")):
+                out[(m.group(1), d)] = float(numbers[4 * i])
+    return out
+
+
+def as_published_table(
+    lb: Leaderboard, runs: Path, clone: Path, table1: dict[tuple[str, str], float]
+) -> list[dict[str, Any]]:
+    """Per model × domain × variant: the leaderboard's "raw IOU, as published" cell against
+    the study's own figure (its data/metric_results/ file of the same answer files, averaged
+    as its get_overall_stats.py) and, for the context runs, the number its tables.ipynb
+    printed (3 decimals); ``table1``: the printed Table 1 of arXiv v1 (for the paper-era
+    answers only: the January 2026 re-run replaced the plain college files). "missing": the
+    study has no such run."""
+    inverse = {hub: key for key, hub in HUB_IDS.items()}
+    sets = json.loads((runs / "provenance.json").read_text(encoding="utf-8"))["summary"]["sets"]
+    tag = {(s["model"], s["domain"], s["run_set"], CONTEXT_TAGS[s["tag"]].variant): s["tag"]
+           for s in sets}  # fmt: skip
+    printed = notebook_table(clone)
     out = []
-    for key in HUB_IDS:
-        row: dict[str, Any] = {"model": key, "hub_id": HUB_IDS[key]}
-        m = latest.get(key)
+    for row in lb.rows:
+        key = inverse[row.model.model]
         for d in DOMAINS:
-            for variant, label in (("plain", d), ("context", f"{d}_{MAIN_CONTEXT[d]}")):
-                tasks = domain_tasks(m, d, variant) if m else []
-                row[f"{label}_iou"] = round(paper_figure(tasks).mean, 4) if tasks else "missing"
-        out.append(row)
+            for variant in ("plain", "context"):
+                cell = row.cells.get(f"{d}{variant_suffix(variant)}{AS_PUBLISHED}")
+                ours = float(cell.value) if cell is not None else math.nan
+                t = tag.get((key, d, "main", variant))
+                if t is None and variant == "context":
+                    continue  # no such run (paper era: its contexts are rows of their own)
+                study = metric_results(clone, key, d, t) if t is not None else math.nan
+                book = printed.get((key, d), math.nan) if variant == "context" else math.nan
+                out.append({
+                    "model": key, "hub_id": HUB_IDS[key], "domain": d,
+                    "variant": "plain" if variant == "plain" else f"context {t!r}",
+                    "leaderboard_as_published": round(ours, 4) if t is not None else "missing",
+                    "study_metric_results": round(study, 4) if t is not None else "missing",
+                    "study_tables_ipynb": book if not math.isnan(book) else "",
+                    "printed_table1_v1": table1.get((key, d), "")
+                    if variant == "plain" else "",
+                    "abs_diff_vs_study": round(abs(ours - study), 4) if t is not None else "",
+                    "abs_diff_vs_ipynb": round(abs(ours - book), 4)
+                    if not math.isnan(book) else "",
+                })  # fmt: skip
     return out
 
 
@@ -164,39 +215,21 @@ def seed_tests(latest: dict[str, ModelResults]) -> list[dict[str, Any]]:
     return out
 
 
-def seed_leaderboard(folder: Path, out: Path) -> list[str]:
-    """The ordinary leaderboard of the imported runs (``build_leaderboard``, one analysis
-    path) with the paper's own figure per domain and variant added as columns ("missing"
-    where the study has no such run); written like ``coldbias leaderboard``."""
-    from coldbias_tasks.analysis.leaderboard import Cell, Column, build_leaderboard
+def seed_leaderboard(folder: Path, out: Path) -> tuple[Leaderboard, list[str]]:
+    """The leaderboard of the imported runs as ``coldbias leaderboard`` writes it for them
+    (``build_leaderboard``, then the seed study's page: the as-published raw IOU, no
+    disparity columns; analysis/seed_study/leaderboard.py)."""
     from coldbias_tasks.render.csv_files import write_csv
     from coldbias_tasks.render.leaderboard_page import html_page, markdown
     from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 
-    lb = build_leaderboard([folder])
-    added = []
-    for d in DOMAINS:
-        for variant in ("plain", "context"):
-            suffix = "" if variant == "plain" else f" ({MAIN_CONTEXT[d]})"
-            key = f"paper_iou_{d}" + ("" if variant == "plain" else "_context")
-            column = Column(
-                key, f"paper IOU {d}{suffix}", "↓",
-                description="the study's own figure (its result.py and get_overall_stats.py): "
-                "per value phrase 1 − IOU(value, neutral of the same seed), mean over the 5 "
-                "seeds, mean over phrases; 'missing': the study has no such run",
-            )  # fmt: skip
-            for row in lb.rows:
-                tasks = domain_tasks(row.model, d, variant)
-                row.cells[key] = Cell(round(paper_figure(tasks).mean, 4) if tasks else "missing")
-            if any(isinstance(r.cells[key].value, float) for r in lb.rows):
-                added.append(column)
-    lb.columns[2:2] = added
-    out.mkdir(parents=True, exist_ok=True)  # the four files of ``coldbias leaderboard``
+    lb = seed_study_page(build_leaderboard([folder]))
+    out.mkdir(parents=True, exist_ok=True)  # the files `coldbias leaderboard` writes
     write_csv(long_table(lb), out / "leaderboard_long.csv")
     write_csv(wide_table(lb), out / "leaderboard_wide.csv")
     (out / "leaderboard.md").write_text(markdown(lb), encoding="utf-8")
     (out / "leaderboard.html").write_text(html_page(lb), encoding="utf-8")
-    return [*lb.messages, f"{len(lb.rows)} model rows written to {out}"]
+    return lb, [*lb.messages, f"{len(lb.rows)} model rows written to {out}"]
 
 
 def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
@@ -214,9 +247,18 @@ def model_reports(latest: dict[str, ModelResults], out: Path) -> None:
         for old in folder.iterdir():
             old.unlink()
         reports = analyze([model])
-        for name, frame in tables(reports).items():
-            frame.to_csv(folder / f"{name}.csv", index=False)
+        for name, frame in tables(reports).items():  # gzip, no timestamp: reproducible
+            frame.to_csv(
+                folder / f"{name}.csv.gz", index=False, compression={"method": "gzip", "mtime": 0}
+            )
         lines = [*(f"WARNING {w}" for w in model.warnings), *summary_lines(reports)]
+        lines = [  # the phrasing-controlled headline is undefined here (one wording per value)
+            "headline: not computable for the seed study (one wording per value; "
+            "docs/seed-study.md §5)"
+            if x.startswith("headline:")
+            else x
+            for x in lines
+        ]
         (folder / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -367,20 +409,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--paper", type=Path, required=True, help="import of commit 625f9a2")
     ap.add_argument("--paper-clone", type=Path, required=True, help="checkout of 625f9a2")
     ap.add_argument("--latest", type=Path, required=True, help="import of the latest commit")
+    ap.add_argument("--latest-clone", type=Path, required=True, help="the clone imported")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    boards = {}
     for folder, out in ((args.latest, args.out), (args.paper, args.out / "paper_era")):
-        for line in seed_leaderboard(folder / "main", out):
+        boards[folder], lines = seed_leaderboard(folder / "main", out)
+        for line in lines:
             if "left alone" not in line:
                 print(line)
     paper, latest = rows_by_key(args.paper / "main"), rows_by_key(args.latest / "main")
     tables = paper_tables(paper, args.paper_clone)
     (args.out / "paper_tables.md").write_text(markdown_table(tables), encoding="utf-8")
     _csv(args.out / "paper_tables.csv", tables)
-    models = models_table(latest, "")
-    (args.out / "models_iou.md").write_text(markdown_table(models), encoding="utf-8")
-    _csv(args.out / "models_iou.csv", models)
+    for folder, clone, out in (
+        (args.latest, args.latest_clone, args.out),
+        (args.paper, args.paper_clone, args.out / "paper_era"),
+    ):
+        table1 = PRINTED_TABLE1 if folder == args.paper else {}
+        published = as_published_table(boards[folder], folder, clone, table1)
+        (out / "as_published.md").write_text(markdown_table(published), encoding="utf-8")
+        _csv(out / "as_published.csv", published)
+        diffs = [r[k] for r in published for k in ("abs_diff_vs_study", "abs_diff_vs_ipynb")
+                 if r[k] != ""]  # fmt: skip
+        print(
+            f"as published ({out.name}): {len(diffs)} comparisons, largest |diff| = "
+            f"{max(diffs):.4f}"
+        )
     model_reports(latest, args.out)
     tests = seed_tests(latest)
     _csv(args.out / "seed_tests.csv", tests)

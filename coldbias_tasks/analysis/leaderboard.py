@@ -71,6 +71,10 @@ class Leaderboard:
     columns: list[Column]
     rows: list[Row]
     messages: list[str] = field(default_factory=list)
+    #: the page's introduction and notes when not the default ones (a page whose design
+    #: cannot give the headline, e.g. the seed study's: analysis/seed_study/leaderboard.py)
+    headline: str | None = None
+    notes: list[str] | None = None
 
 
 def build_rows(

@@ -30,6 +30,7 @@ from coldbias_tasks.analysis.report import TaskReport, analyze
 from coldbias_tasks.analysis.reverse_report import analyze_reverse, reverse_tables
 from coldbias_tasks.analysis.run_data import LoadOptions, coldbias_version
 from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.seed_study.leaderboard import is_seed_study, seed_study_page
 from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
@@ -172,6 +173,8 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     _load_arguments(parser)
     args = parser.parse_args(list(argv))
     lb = build_leaderboard(args.dirs, options=_options(args))
+    if is_seed_study(lb):  # imported seed-study answers: their own page (docs/seed-study.md)
+        lb = seed_study_page(lb)
     if not lb.rows:
         for message in lb.messages:
             print(f"coldbias leaderboard: {message}", file=sys.stderr)
@@ -180,7 +183,7 @@ def leaderboard_command(argv: Sequence[str]) -> int:
     for message in lb.messages:
         print(f"coldbias leaderboard: {message}", file=sys.stderr)
     if lb.rows:
-        print(f"headline: {HEADLINE}")
+        print(f"headline: {lb.headline or HEADLINE}")
     for row in lb.rows:
         headline = cell_text(row.cells.get("overall_iou_disparity"))
         excess = cell_text(row.cells.get("overall_iou_excess"))
@@ -193,10 +196,12 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         placebo = row.cells.get("placebo_flag")
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
-        print(
-            f"{row.label}: IOU disparity {headline}, rank {rank or '–'} (excess over "
-            f"noise {excess}, raw IOU divergence {raw}){flag}"
+        lead = (
+            f"IOU disparity {headline}, rank {rank or '–'} "
+            if any(c.key == "overall_iou_disparity" for c in lb.columns)
+            else ""  # the design cannot give it (a seed-study page)
         )
+        print(f"{row.label}: {lead}(excess over noise {excess}, raw IOU divergence {raw}){flag}")
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
     return 0
 

@@ -6,9 +6,10 @@
 # Writes: the leaderboard of the 13 models at the clone's commit (leaderboard.{md,html},
 # leaderboard_{long,wide}.csv), the 4 paper-era models (paper_era/), per-model report tables
 # (reports/<model>/: the CSVs and summary of coldbias report; REPORT_HTML=1 adds its plots and
-# HTML page, not committed: ≈ 13 MB per model),
-# the paper's Tables 1 and 2 replayed (paper_tables.*), the paper's raw IOU per model × domain
-# (models_iou.*), the re-tested findings (findings.json) and the import summaries. Derived numbers
+# HTML page, not committed: ≈ 13 MB per model; the tables are gzipped CSVs),
+# the paper's Tables 1 and 2 replayed (paper_tables.*), the leaderboard's as-published raw IOU
+# vs the study's own figures (as_published.*, also in paper_era/), the re-tested findings
+# (findings.json) and the import summaries. Derived numbers
 # only: the raw answers stay in the temporary WORK folder. No model runs; about 10 min on 2 cores.
 set -euo pipefail
 if [ $# -ne 1 ] || [ ! -d "$1/data/raw_text_results" ]; then
@@ -37,7 +38,7 @@ strip < "$WORK/paper/provenance.json" > "$HERE/provenance_paper.json"
 # the leaderboards (coldbias leaderboard's own build, plus the paper's figure per domain), the
 # replayed tables, the seed-level tests and the findings
 $PY bench/studies/seed_study_findings.py --paper "$WORK/paper" --paper-clone "$PAPER" \
-  --latest "$WORK/latest" --out "$HERE" > "$WORK/findings.log"
+  --latest "$WORK/latest" --latest-clone "$CLONE" --out "$HERE" > "$WORK/findings.log"
 grep -v '^[ {}"]' "$WORK/findings.log" | strip
 find "$HERE/reports" -name summary.txt -exec sed -i -e "s#$WORK/##g" -e "s#$PWD/##g" {} +
 if [ "${REPORT_HTML:-0}" = 1 ]; then  # the full reports with plots (≈ 13 MB per model)

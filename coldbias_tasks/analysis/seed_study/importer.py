@@ -50,6 +50,7 @@ __all__ = [
     "DESIGN",
     "HUB_IDS",
     "PLAIN_PREFERENCE",
+    "STUDY_TASK_VERSION",
     "ImportSummary",
     "SeedStudy",
     "choose_seeds",
@@ -124,6 +125,8 @@ CONTEXT_TAGS: dict[str, ContextTag] = {
 PLAIN_PREFERENCE: tuple[str, ...] = (",", "")
 
 #: The study's design, recorded in every run's provenance.
+#: the task version of every imported task (how the leaderboard recognises an import)
+STUDY_TASK_VERSION = "seed-study-1"
 DESIGN: dict[str, Any] = {
     "catalog_order": "fixed (the catalog file's order, no shuffle)",
     "n_shown": 500,
@@ -572,13 +575,13 @@ def _write_run(
             body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
             (folder / f"samples_{task}_{stamp}.jsonl").write_text(body, encoding="utf-8")
             results["results"][task] = {"alias": task}
-            results["versions"][task] = "seed-study-1"
+            results["versions"][task] = STUDY_TASK_VERSION
             results["n-samples"][task] = {"original": len(lines), "effective": len(lines)}
             results["configs"][task] = {
                 "task": task,
                 "generation_kwargs": {"temperature": DESIGN["temperature"], "do_sample": True,
                                       "max_gen_toks": DESIGN["max_tokens"]},
-                "metadata": {"version": "seed-study-1", "coldbias_k": DESIGN["k"],
+                "metadata": {"version": STUDY_TASK_VERSION, "coldbias_k": DESIGN["k"],
                              "coldbias_n_items": n_shown, "coldbias_repeats": 1,
                              "coldbias_replicates": 0, "coldbias_order": "fixed",
                              "coldbias_seed": 0, "coldbias_personas": str(personas.resolve())},
