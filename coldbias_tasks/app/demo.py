@@ -291,10 +291,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         + f" It runs {describe()}. "
         + "\n\n".join(__doc__.split("\n\n")[2:]),
     )
-    parser.add_argument("--backend", choices=("auto", "vllm", "hf"), default="auto")
-    parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL)
-    parser.add_argument("--output", type=Path, default=Path("runs/demo"))
-    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "vllm", "hf"),
+        default="auto",
+        help="auto (default): vLLM when it imports, else HF transformers",
+    )
+    parser.add_argument(
+        "--model", choices=sorted(MODELS), default=DEFAULT_MODEL, help="default %(default)s"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path("runs/demo"),
+        help="folder for the results, the log and the report (default %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1234, help="the model's sampling seed (default %(default)s)"
+    )
     parser.add_argument("--dtype", help="model dtype (default: the fastest on this machine)")
     parser.add_argument("--verbose", action="store_true", help="show lm-eval's and vLLM's logs")
     args = parser.parse_args(argv)
