@@ -173,3 +173,11 @@ def test_demo_help_states_what_the_demo_runs() -> None:
     assert f"{meta['coldbias_n_items']}-item" in text and f"k = {meta['coldbias_k']}" in text
     assert f"{len(demo.DEMO_TASKS)} tasks" in text
     assert not re.search(r"\d+ repeats", demo.__doc__ or ""), "numbers belong in DEMO_METADATA"
+
+
+def test_eval_help_says_what_coldbias_adds_to_lm_eval() -> None:
+    from coldbias_tasks.app import cli
+
+    text = cli._eval_help()
+    assert text.startswith("usage: coldbias eval") and "--log_samples" in text
+    assert "``" not in text and ":func:" not in text  # the launcher's docstring, unmarked
