@@ -181,3 +181,16 @@ def test_eval_help_says_what_coldbias_adds_to_lm_eval() -> None:
     text = cli._eval_help()
     assert text.startswith("usage: coldbias eval") and "--log_samples" in text
     assert "``" not in text and ":func:" not in text  # the launcher's docstring, unmarked
+
+
+def test_the_card_counts_values_and_phrasings_as_the_persona_file_has_them() -> None:
+    from coldbias_tasks.core.world.personas import load_personas
+
+    config = load_personas()
+    text = " ".join(CARD.read_text(encoding="utf-8").split())
+    stated = {g: (int(v), int(p)) for g, v, p in re.findall(r"(\w+) \((\d+) × (\d+)", text)}
+    counted = {g: (len(config.find(g).values), config.phrasings(config.find(g)))
+               for g in config.groups if config.find(g).kind == "attribute"}  # fmt: skip
+    assert stated == counted, f"tasks/README.md says {stated}; data/personas.yaml has {counted}"
+    placebo = config.find("placebo")
+    assert f"placebo` ({len(placebo.values)} control sentences × " in text
