@@ -78,6 +78,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
 
 
+def _eval_help() -> str:
+    """What ``coldbias eval`` adds to ``lm_eval`` (the launcher's docstring, so it cannot drift
+    from it, without its markup), printed before lm-eval's own options."""
+    import re
+    import textwrap
+
+    from coldbias_tasks.app import launch
+
+    text = (launch.__doc__ or "").split("\n\n", 1)[-1]
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text).replace("``", "")
+    after = (
+        "After the run it removes from the results files the keys lm-eval writes for the "
+        "standard error of a standard error, p-value, bound or verdict, and adds to each group "
+        "its headline's interval and verdict (coldbias_tasks/app/tidy.py)."
+    )
+    return (
+        "\n\n".join(
+            textwrap.fill(" ".join(t.split()), 79)
+            for t in ("usage: coldbias eval ARGS...", text, after)
+        )
+        + "\n\nlm_eval's own options:\n"
+    )
+
+
 def _one_line(err: BaseException, limit: int = 200) -> str:
     text = " ".join(str(err).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -120,6 +144,8 @@ def _dispatch(command: str, rest: list[str]) -> int:
         from coldbias_tasks.app.launch import prepare, run_lm_eval
         from coldbias_tasks.app.tidy import tidy_results
 
+        if "-h" in rest or "--help" in rest:
+            print(_eval_help())
         launch = prepare(rest)
         for note in launch.notes:
             print(f"coldbias eval: {note}", file=sys.stderr)

@@ -273,23 +273,45 @@ def _machine_line(dtype: str | None) -> str:
     return f"[coldbias] machine: {cpu.model}, {cpu.cores} cores, {isa}, {bf16} → dtype {chosen}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def describe() -> str:
+    """The demo's size in words, read from :data:`DEMO_TASKS`, :data:`DEMO_METADATA` and
+    :data:`~coldbias_tasks.app.models.DEMO_MODEL` (the ``--help`` text; never written by hand,
+    so it cannot drift from what runs)."""
     meta = DEMO_METADATA
+    return (
+        f"{MODELS[DEMO_MODEL].hub_id} on {len(DEMO_TASKS)} tasks ({', '.join(DEMO_TASKS)}), "
+        f"{meta['coldbias_repeats']} repeats with {meta['coldbias_replicates']} same-prompt "
+        f"neutral replicate(s) each, every value in its first {meta['coldbias_phrasings']} "
+        f"matched phrasings, a seeded stratified {meta['coldbias_n_items']}-item catalog subset "
+        f"(order: {meta['coldbias_order']}), k = {meta['coldbias_k']}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="coldbias demo",
-        description=f"The whole pipeline offline on a real small instruct model: "
-        f"{', '.join(DEMO_TASKS)}; each value in {meta['coldbias_phrasings']} phrasings, "
-        f"{meta['coldbias_repeats']} repeats with {meta['coldbias_replicates']} neutral "
-        f"replicate(s), {meta['coldbias_n_items']} items shown, k = {meta['coldbias_k']}; then "
-        "the report (the answer first).",
+        description=__doc__.split("\n\n")[0]
+        + f" It runs {describe()}. "
+        + "\n\n".join(__doc__.split("\n\n")[2:]),
     )
-    parser.add_argument("--backend", choices=("auto", "vllm", "hf"), default="auto")
     parser.add_argument(
-        "--model", choices=sorted(MODELS), default=DEMO_MODEL,
-        help=f"a bundled model (default {DEMO_MODEL})",
-    )  # fmt: skip
-    parser.add_argument("--output", type=Path, default=Path("runs/demo"))
-    parser.add_argument("--seed", type=int, default=1234)
+        "--backend",
+        choices=("auto", "vllm", "hf"),
+        default="auto",
+        help="auto (default): vLLM when it imports, else HF transformers",
+    )
+    parser.add_argument(
+        "--model", choices=sorted(MODELS), default=DEMO_MODEL, help="default %(default)s"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path("runs/demo"),
+        help="folder for the results, the log and the report (default %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1234, help="the model's sampling seed (default %(default)s)"
+    )
     parser.add_argument("--dtype", help="model dtype (default: the fastest on this machine)")
     parser.add_argument("--verbose", action="store_true", help="show lm-eval's and vLLM's logs")
     args = parser.parse_args(argv)

@@ -127,9 +127,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="vllm serve MODEL with the flags coldbias runs need (docs/serving.md).",
     )
     parser.add_argument("model", help="hub id or local folder of the model")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--max-model-len", type=int, default=SERVE_MAX_MODEL_LEN)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument(
+        "--max-model-len",
+        type=int,
+        default=SERVE_MAX_MODEL_LEN,
+        help="context length in tokens (default %(default)s: a 500-item prompt and its answer)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the engine seed (default 0)")
     parser.add_argument("--print", action="store_true", help="print the command, do not run it")
     args = parser.parse_args(list(argv or []))

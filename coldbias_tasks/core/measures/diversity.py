@@ -454,18 +454,22 @@ def _contrast_measure(name: str, part: str, description: str, order: int) -> Mea
 DIVERSITY_ENTROPY_CONTRAST = _contrast_measure(
     "diversity_entropy_contrast",
     "entropy",
-    "do some values get narrower lists? The spread between values of the lists' category "
-    "entropy (normalised to [0, 1] by log2 of the catalog's categories), compared within each "
-    "phrasing and averaged over phrasings, joint over the catalog's category fields (the field "
-    "with the widest spread relative to its null level); 0 when every value's lists are as "
-    "varied; the report names the narrower value. Standard error: delete-one-phrasing "
-    "jackknife (t with P − 1 df); p: relabelling of the values within each phrasing",
+    "do some values get narrower lists? The spread between values (≥ 0: the root mean square "
+    "over pairs of values of their difference, = |other − reference| at two values; unsigned "
+    "here, the report's diversity.csv column `signed` gives other − reference) of the lists' "
+    "normalised category entropy (bits / log2 of the catalog's categories of the field), "
+    "compared within each phrasing and averaged over phrasings; not a mean over fields: the "
+    "field with the widest spread relative to its null level, tested jointly over the "
+    "catalog's category fields. 0 when every value's lists are as varied. Standard error: "
+    "delete-one-phrasing jackknife (t with P − 1 df); p: relabelling of the values within each "
+    "phrasing (two-sided at two values)",
     200,
 )
 DIVERSITY_ILD_CONTRAST = _contrast_measure(
     "diversity_ild_contrast",
     "ild",
-    "the same contrast on intra-list diversity (mean over pairs of listed items of their mean "
-    "over category fields of 1 − Jaccard of their categories)",
+    "the same unsigned spread between values on intra-list diversity (ILD of a list: mean over "
+    "pairs of listed items of their mean over category fields of 1 − Jaccard of their "
+    "categories, in [0, 1]); the report's `signed` column gives other − reference",
     210,
 )

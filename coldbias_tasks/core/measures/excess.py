@@ -172,8 +172,9 @@ def _flagged_share(ms: Any) -> Estimate:
 
 EXCESS = register(Measure(
     "excess", _excess, False, (-1.0, 1.0),
-    "mean over values of mean over repeats of B_r(a) − F_r (divergence from the neutral answer "
-    "minus the same-prompt floor); 0 when the attribute changes nothing. Its `group_p` is the "
+    "secondary (not the headline): mean over values of mean over repeats of B_r(a) − F_r "
+    "(divergence from the neutral answer minus the same-prompt noise floor: the list moves when "
+    "the user says anything); 0 when the attribute changes nothing. Its `group_p` is the "
     "omnibus relabelling test that the group's values diverge more than the replicates (Monte "
     "Carlo, 20,000 draws; smallest p ≈ 5·10⁻⁵)",
     scope="similarity", keys=("value", "p", "verdict"), p_name="group_p", sampling=True,
@@ -182,6 +183,6 @@ EXCESS = register(Measure(
 FLAGGED_SHARE = register(Measure(
     "flagged_share", _flagged_share, False, (0.0, 1.0),
     "share of values whose exact within-repeat relabelling test rejects after Holm over the "
-    "group at α (smallest attainable p (M + 2)^−R = 1/3,125 at R = 5, M = 3)",
+    "group at α (smallest attainable p (M + 2)^−R: 1/125 at the defaults R = 3, M = 3)",
     scope="similarity", sampling=True, order=60,
 ))  # fmt: skip

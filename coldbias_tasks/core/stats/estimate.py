@@ -1,5 +1,5 @@
 """The one estimate type every measure returns, and the rules that give it its interval and its
-verdict (docs/measurement.md §5).
+verdict (docs/measurement.md §3b).
 
 An :class:`Estimate` is a number with what a reader needs to trust it: its standard error, its
 95 % interval (clipped to the measure's range), the p-value of its test and the smallest p the
