@@ -78,6 +78,8 @@ RUN_ENV = {
     # vLLM on a small CPU: use both cores, a 4 GiB KV cache.
     "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
     "VLLM_CPU_KVCACHE_SPACE": "4",
+    # one engine step of a large batch on a loaded 2-core CPU can exceed vLLM's 300 s default
+    "VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS": "3600",
 }
 #: tqdm lines of vLLM ("Processed prompts") and of lm-eval's HF loop ("Running generate_until").
 _PROGRESS = re.compile(r"(?:Processed prompts|Running generate_until requests):.*?\|\s*(\d+)/(\d+)")
