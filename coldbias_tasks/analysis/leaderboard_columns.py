@@ -27,6 +27,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     Cell,
     ModelData,
     cell_of,
+    coverage_cell,
     draws_cell,
     flags_cell,
     mean_cell,
@@ -305,16 +306,6 @@ def _placebo_flag(data: ModelData, slot: Slot) -> Cell | None:
     return Cell(("yes: " + ", ".join(sorted(flagged))) if flagged else "no")
 
 
-def _coverage_flag(data: ModelData, slot: Slot) -> Cell | None:
-    """Open tasks whose headline depends on coverage (core/measures/coverage.py); None when
-    the model has no open task."""
-    checks = {s.task.name: s.summary.coverage for s in data.stats if s.summary.coverage.applies}
-    if not checks:
-        return None
-    flagged = sorted(name for name, check in checks.items() if check.dependent)
-    return Cell(("yes: " + ", ".join(flagged)) if flagged else "no")
-
-
 def _reverse(data: ModelData, slot: Slot) -> Cell:
     if slot.id == _COMPLETE:
         return Cell(float(np.mean(data.reverse_complete)))
@@ -545,22 +536,15 @@ _PER_GROUP = (
     ColumnSpec("group_{gkey}_iou_excess", "{name} IOU excess", partial(_group, EXCESS), DOWN,
                description="IOU excess of the {name} group, mean over domains"),
     ColumnSpec("group_{gkey}_flagged", "{name} flagged share", _group_flagged, DOWN,
-               description="share of {name} values flagged after Holm (IOU), mean over "
-               "domains"),
+               description="share of {name} values flagged after Holm (IOU), mean over domains"),
 )  # fmt: skip
 
 _PLACEBO = (
     ColumnSpec("placebo_flag", "placebo flag", _placebo_flag, numeric=False, view=CONTROLS,
                description="domains whose placebo excess is clearly above zero (its group test "
                "rejects at α, or its 95 % interval excludes 0): lists react to any extra words"),
-)  # fmt: skip
-
-_COVERAGE = (
-    ColumnSpec("coverage_dependent", "coverage-dependent", _coverage_flag, numeric=False,
-               view=CONTROLS,
-               description="open tasks whose headline depends on what the lists cover: the "
-               "grounded share differs between values, or the headline on grounded keys and on "
-               "all keys disagree in verdict (docs/open.md \"Coverage\")"),
+    ColumnSpec("coverage_dependent", "coverage-dependent", lambda d, s: coverage_cell(d),
+               numeric=False, view=CONTROLS, description="open tasks marked coverage-dependent"),
 )  # fmt: skip
 
 _REVERSE = (
@@ -608,7 +592,6 @@ FAMILIES: tuple[Family, ...] = (
     Family("per similarity", _PER_SIMILARITY, _similarity_slots),
     Family("per attribute group", _PER_GROUP, _group_slots),
     Family("placebo", _PLACEBO),
-    Family("coverage", _COVERAGE),
     Family("reverse", _REVERSE, _reverse_slots),
     Family("fidelity", _FIDELITY, declared=_declared_columns),
     Family("capability (other harness tasks)", _CAPABILITY, _extra_slots),
