@@ -85,3 +85,47 @@ class OpenRecommender(SyntheticRecommender):
         titles += sorted(invented)
         rng.shuffle(titles)
         return "\n".join(f"{n}. {t}" for n, t in enumerate(titles, start=1))
+
+
+@cache
+def chinese_named_pool(domain: str = "college") -> tuple[tuple[str, str], ...]:
+    """(catalog title, its Chinese name) of the catalog items whose names file gives a name in
+    Chinese script (data/names/<domain>.yaml), in catalog order."""
+    ground = grounder(domain, load_catalog(domain))
+    ids = [str(i) for i in ground.catalog.table["id"]]
+    pool = []
+    for row, ident in enumerate(ids):
+        chinese = [
+            n
+            for n in ground.names.catalog.get(ident, ())
+            if any("\u4e00" <= c <= "\u9fff" for c in n)
+        ]
+        if chinese:
+            pool.append((ground.catalog.titles[row], chinese[0]))
+    return tuple(pool)
+
+
+class NamingRecommender(SyntheticRecommender):
+    """Issue 41's naming-only recommender: every user gets ``k`` universities drawn alike from
+    one pool (:func:`chinese_named_pool`, the first ``pool_size``), named in Chinese for users
+    who state the ``chinese`` value and in English for everyone else. What is recommended does
+    not depend on the value; only how it is named does."""
+
+    def __init__(self, seed: int = 0, pool_size: int = 25, chinese: str = "country.chinese",
+                 **_: Any) -> None:  # fmt: skip
+        super().__init__(seed=seed)
+        self.pool_size = pool_size
+        self.chinese = chinese
+
+    @property
+    def tokenizer_name(self) -> str:
+        return "coldbias-synthetic-naming"
+
+    def _answer(self, doc: Mapping[str, Any]) -> str:
+        rng = _rng(self.seed, "naming", doc["attribute_group"], doc["persona_id"], doc["repeat"])
+        pool = chinese_named_pool(doc["domain"])[: self.pool_size]
+        picked = rng.sample(pool, int(doc["k"]))
+        in_chinese = doc.get("value") == self.chinese
+        return "\n".join(
+            f"{n}. {zh if in_chinese else en}" for n, (en, zh) in enumerate(picked, start=1)
+        )

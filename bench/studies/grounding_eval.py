@@ -133,7 +133,7 @@ def errors(domain: str, labels: list[dict] | None = None) -> list[tuple[str, str
 
 def main() -> None:
     labels = read_jsonl(LABELS)
-    for part in (1, 2, None):
+    for part in (1, 2, 3, None):
         chosen = [r for r in labels if part is None or r.get("set") == part]
         print(f"== {'both sets' if part is None else f'set {part}'}")
         report(chosen)

@@ -333,3 +333,14 @@ def settings(tasks: Iterable[TaskData]) -> str:
         f"template {joined(t.template for t in tasks)} ({joined(t.language for t in tasks)})"
         + (f", {joined(t.sampling for t in tasks)}" if any(t.sampling for t in tasks) else "")
     )
+
+
+def coverage_cell(data: ModelData) -> Cell | None:
+    """The model's open tasks whose headline depends on coverage
+    (:mod:`coldbias_tasks.core.measures.coverage`): "yes: <tasks>" or "no"; None when the model
+    has no open task."""
+    checks = {s.task.name: s.summary.coverage for s in data.stats if s.summary.coverage.applies}
+    if not checks:
+        return None
+    flagged = sorted(name for name, check in checks.items() if check.dependent)
+    return Cell(("yes: " + ", ".join(flagged)) if flagged else "no")

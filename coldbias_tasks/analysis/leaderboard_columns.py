@@ -27,6 +27,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     Cell,
     ModelData,
     cell_of,
+    coverage_cell,
     draws_cell,
     flags_cell,
     mean_cell,
@@ -535,14 +536,15 @@ _PER_GROUP = (
     ColumnSpec("group_{gkey}_iou_excess", "{name} IOU excess", partial(_group, EXCESS), DOWN,
                description="IOU excess of the {name} group, mean over domains"),
     ColumnSpec("group_{gkey}_flagged", "{name} flagged share", _group_flagged, DOWN,
-               description="share of {name} values flagged after Holm (IOU), mean over "
-               "domains"),
+               description="share of {name} values flagged after Holm (IOU), mean over domains"),
 )  # fmt: skip
 
 _PLACEBO = (
     ColumnSpec("placebo_flag", "placebo flag", _placebo_flag, numeric=False, view=CONTROLS,
                description="domains whose placebo excess is clearly above zero (its group test "
                "rejects at α, or its 95 % interval excludes 0): lists react to any extra words"),
+    ColumnSpec("coverage_dependent", "coverage-dependent", lambda d, s: coverage_cell(d),
+               numeric=False, view=CONTROLS, description="open tasks marked coverage-dependent"),
 )  # fmt: skip
 
 _REVERSE = (

@@ -157,12 +157,17 @@ def shown(m: Measure | str) -> Shown:
     )
 
 
-def report_values(result: TaskResult, scope: Scope, sim: str = "") -> dict[str, Any]:
+def report_values(
+    result: TaskResult, scope: Scope, sim: str = "", exclude: tuple[Measure, ...] = ()
+) -> dict[str, Any]:
     """Report column → value of every registered measure of ``scope`` in ``result`` (for
-    ``sim`` when the scope is per similarity): the value, its interval, standard error,
-    p-value and verdict where the measure has them."""
+    ``sim`` when the scope is per similarity; ``exclude``: measures shown in a table of their
+    own): the value, its interval, standard error, p-value and verdict where the measure has
+    them."""
     out: dict[str, Any] = {}
     for m in measures(scope):
+        if m in exclude:
+            continue
         s, e = shown(m), result.estimate(m, sim)
         out[s.column] = float(e.value)
         if s.interval_columns:

@@ -28,6 +28,7 @@ from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.analysis.verdicts import disparity_verdict, value_verdict
 from coldbias_tasks.core.errors import CatalogError
 from coldbias_tasks.core.measures import EXCESS
+from coldbias_tasks.core.measures.coverage import COVERAGE_MEASURES
 from coldbias_tasks.core.measures.exposure import ExposureStat, exposure_stats
 from coldbias_tasks.core.measures.exposure_disparity import ShareDisparity, share_disparity
 from coldbias_tasks.core.parsing.open_answers import GROUNDING_FIELD, catalog_items, level_labels
@@ -277,7 +278,7 @@ def fidelity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
             "degenerate": bool(reasons),
             "degenerate_reasons": "; ".join(reasons),
         }
-        values = report_values(rep.result, "task") | described
+        values = report_values(rep.result, "task", exclude=COVERAGE_MEASURES) | described
         rows.append({**ident(rep), **ordered(FIDELITY_LAYOUT, values)})
     return pd.DataFrame(rows)
 

@@ -105,6 +105,11 @@ def _task_lines(rep: TaskReport) -> list[str]:
     )  # fmt: skip
     if rep.summary.deterministic:
         lines.append(f"    WARNING: {DETERMINISTIC_MESSAGE}")
+    if rep.summary.coverage.dependent:
+        lines.append(
+            "    WARNING: coverage-dependent (the headline compares grounded items only): "
+            + "; ".join(rep.summary.coverage.reasons)
+        )
     if rep.degenerate:
         lines.append(
             f"    WARNING: degenerate output ({'; '.join(rep.degenerate)}): divergences are "

@@ -6,8 +6,9 @@ answer, frozen dataclasses out. :func:`summarize_answers` arranges the answers
 (:mod:`.design`) and computes, per registered similarity, the raw divergence of each sentence
 (:mod:`.divergence`), the noise floor, excess and tests (:mod:`.excess`) and the headline
 (:mod:`.disparity`); for the task, fidelity and positions (:mod:`.fidelity`), diversity
-(:mod:`.diversity`) and, for open tasks, grounding. :func:`coldbias_tasks.core.result.task_result`
-turns it into every measure's estimate.
+(:mod:`.diversity`) and, for open tasks, grounding and coverage (:mod:`.coverage`: an open
+task's similarities compare the grounded items of its lists).
+:func:`coldbias_tasks.core.result.task_result` turns it into every measure's estimate.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from coldbias_tasks.core.measures.coverage import CoverageCheck, coverage_check
 from coldbias_tasks.core.measures.design import RepeatTable, arrange, mean, std
 from coldbias_tasks.core.measures.determinism import replicates_identical, withheld
 from coldbias_tasks.core.measures.disparity import PhrasingDisparity, disparity
@@ -23,9 +25,9 @@ from coldbias_tasks.core.measures.divergence import value_divergences
 from coldbias_tasks.core.measures.diversity import DiversitySummary, task_diversity
 from coldbias_tasks.core.measures.excess import NoiseFloor, group_test, noise_floor, value_test
 from coldbias_tasks.core.measures.fidelity import Fidelity, Positions, fidelity, positions
-from coldbias_tasks.core.parsing.open_answers import Grounding, grounding
+from coldbias_tasks.core.parsing.open_answers import Grounding, grounded_items, grounding
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.similarities import SIMILARITY_NAMES
+from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES
 from coldbias_tasks.core.stats.relabel import holm, min_relabel_p
 from coldbias_tasks.core.stats.series import mean_by_repeat
 from coldbias_tasks.core.vocabulary import ALPHA
@@ -190,6 +192,8 @@ class AnswersSummary:
     diversity: DiversitySummary = field(default_factory=DiversitySummary)  # (.diversity)
     #: open tasks: where the listed items resolved (NaN rates for a catalog task)
     grounding: Grounding = field(default_factory=Grounding)
+    #: open tasks: the grounded share between values and the headline on all keys (.coverage)
+    coverage: CoverageCheck = field(default_factory=CoverageCheck)
 
 
 def pooled_answers(records: Sequence[AnswerRecord]) -> AnswersSummary:
@@ -221,8 +225,20 @@ def summarize_answers(
     records = list(records)
     if alpha is None:
         alpha = records[0].alpha if records else ALPHA
-    table = arrange(records)
+    is_open = any(r.keys for r in records)
+    # an open task's lists are compared on their grounded items (.coverage, rule 1)
+    table = arrange([grounded_items(r) for r in records] if is_open else records)
     per_metric = {m: _summarize_metric(table, m, alpha) for m in metrics}
+    check = CoverageCheck()
+    if is_open and metrics:
+        headline = HEADLINE_SIMILARITY if HEADLINE_SIMILARITY in per_metric else metrics[0]
+        every_key = arrange(records)
+        check = coverage_check(
+            every_key.phrased,
+            per_metric[headline].disparity,
+            disparity(headline, every_key.phrased, alpha),
+            alpha,
+        )
     deterministic = replicates_identical(records)
     if deterministic:
         per_metric = {m: withheld(s) for m, s in per_metric.items()}
@@ -250,4 +266,5 @@ def summarize_answers(
             catalog_sha256,
         ),
         grounding=grounding(records),
+        coverage=check,
     )

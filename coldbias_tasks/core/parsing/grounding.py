@@ -38,11 +38,19 @@ from coldbias_tasks.core.parsing.catalog_index import (
     build_index,
     normalized_key,
 )
+from coldbias_tasks.core.parsing.script_fold import fold_script
 from coldbias_tasks.core.parsing.title_match import MARKDOWN, PROSE_START, TitleMatcher
 from coldbias_tasks.core.parsing.title_match import _artists_agree as artists_agree
+from coldbias_tasks.core.parsing.title_split import split_title
 from coldbias_tasks.core.world.catalog import Catalog
 from coldbias_tasks.core.world.domains import domain as domain_of
-from coldbias_tasks.core.world.reference import YEAR_TOLERANCE, Reference, load_reference
+from coldbias_tasks.core.world.names import Names, load_names
+from coldbias_tasks.core.world.reference import (
+    YEAR_TOLERANCE,
+    Reference,
+    reference_entries,
+    with_aliases,
+)
 
 __all__ = [
     "YEAR_TOLERANCE",
@@ -150,16 +158,26 @@ def _year(value: object) -> int | None:
 class Grounder:
     """Resolves entries of one domain against its catalog, then its reference list."""
 
-    def __init__(self, domain: str, catalog: Catalog, reference: Reference | None) -> None:
+    def __init__(
+        self,
+        domain: str,
+        catalog: Catalog,
+        reference: Reference | None,
+        names: Names | None = None,
+    ) -> None:
         self.domain = domain
         self.catalog = catalog
         self.reference = reference
         spec = domain_of(domain)
         #: whether a stated year tells items apart (the domain's ``year_rule``: "match")
         self.years = spec.year_rule == "match"
-        self._matcher = TitleMatcher(
-            build_index(catalog.titles, catalog.aliases(), spec.title_kind)
-        )
+        #: the domain's other names (``data/names/``), already in ``reference`` when given
+        self.names = names if names is not None else catalog_names(domain, catalog, None)
+        own = catalog.aliases()
+        extra = self.names.for_rows(_row_ids(catalog))
+        if any(extra):
+            own = [(*a, *e) for a, e in zip(own or [()] * len(catalog), extra)]
+        self._matcher = TitleMatcher(build_index(catalog.titles, own, spec.title_kind))
         years = catalog.table.get("year") if self.years else None
         self._catalog_years = None if years is None else tuple(_year(y) for y in years)
 
@@ -236,13 +254,33 @@ class Grounder:
         if not text or _is_prose(text, marked):
             return None
         year = stated_year(text) if self.years else None
-        found = self._levels(text, year)
-        if found is not None:
-            return found
-        key = title_key(text)
+        split = split_title(text)  # '"Kesariya by A" by A', '"卧虎藏龙" (Crouching Tiger…)'
+        main = text if split is None else split.text(self._matcher.index.kind == "song")
+        tried = (main, split.other if split else "", text if split else "")
+        for candidate in dict.fromkeys(f for c in tried if c for f in (c, fold_script(c))):
+            found = self._levels(candidate, year)
+            if found is not None:
+                return found
+        key = title_key(fold_script(main))
         if not key or not any(ch.isalnum() for ch in key):
             return None
         return Grounded(f"t:{key}", "title", None, text)
+
+
+def _row_ids(catalog: Catalog) -> list[str]:
+    ids = catalog.table.get("id")
+    return [str(i) for i in ids] if ids is not None else []
+
+
+def catalog_names(domain: str, catalog: Catalog, reference_ids: frozenset[str] | None) -> Names:
+    """The other names of ``domain`` (``data/names/<domain>.yaml``) checked against
+    ``catalog`` and the reference ids; none for a catalog without an ``id`` column."""
+    ids = _row_ids(catalog)
+    if not ids:
+        return Names({}, {}, {}, {})
+    own = catalog.aliases() or [()] * len(catalog)
+    titles = [(t, *a) for t, a in zip(catalog.titles, own)]
+    return load_names(domain, ids, titles, reference_ids)
 
 
 _CACHE: dict[tuple[str, str], Grounder] = {}
@@ -255,7 +293,16 @@ def grounder(domain: str, catalog: Catalog) -> Grounder:
     key = (domain, catalog.sha256)
     found = _CACHE.get(key)
     if found is None:
-        found = _CACHE[key] = Grounder(domain, catalog, load_reference(domain))
+        path = domain_of(domain).reference_file
+        reference = None
+        if path is None:
+            names = catalog_names(domain, catalog, None)
+        else:  # the names join the reference entries before its matcher is built (once)
+            entries, coverage = reference_entries(domain, path)
+            names = catalog_names(domain, catalog, frozenset(e.id for e in entries))
+            entries = with_aliases(entries, names.reference_names())
+            reference = Reference(domain, entries, coverage)
+        found = _CACHE[key] = Grounder(domain, catalog, reference, names)
     return found
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "LEVEL_LABELS",
     "Grounding",
     "catalog_items",
+    "grounded_items",
     "grounding",
     "item_code",
     "key_level",
@@ -205,9 +206,22 @@ def grounding(records: Iterable[AnswerRecord]) -> Grounding:
 def catalog_items(record: AnswerRecord) -> AnswerRecord:
     """The record with its catalog items only (an open answer's grounded catalog items, for
     exposure over catalog fields); a catalog task's record is returned unchanged."""
+    return _keep_levels(record, ("catalog",))
+
+
+def grounded_items(record: AnswerRecord) -> AnswerRecord:
+    """The record with its grounded items only (catalog or reference: what is known to be an
+    item; the open headline's lists, ``core/measures/coverage.py``); a catalog task's record is
+    returned unchanged."""
+    return _keep_levels(record, ("catalog", "reference"))
+
+
+def _keep_levels(record: AnswerRecord, levels: tuple[str, ...]) -> AnswerRecord:
     if not record.keys:
         return record
-    kept = [i for i, key in enumerate(record.keys) if key_level(key) == "catalog"]
+    kept = [i for i, key in enumerate(record.keys) if key_level(key) in levels]
+    if len(kept) == len(record.keys):
+        return record
     return replace(
         record,
         items=tuple(record.items[i] for i in kept),

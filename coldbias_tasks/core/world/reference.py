@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,7 +43,14 @@ from coldbias_tasks.core.parsing.title_match import MARKDOWN, TitleMatcher
 from coldbias_tasks.core.world.domains import TitleKind
 from coldbias_tasks.core.world.domains import domain as domain_of
 
-__all__ = ["YEAR_TOLERANCE", "RefEntry", "Reference", "load_reference", "read_reference"]
+__all__ = [
+    "YEAR_TOLERANCE",
+    "RefEntry",
+    "Reference",
+    "load_reference",
+    "read_reference",
+    "reference_entries",
+]
 
 #: A stated year may differ from an item's own year by at most this many years (release dates
 #: differ by country and festival).
@@ -172,6 +180,17 @@ def _entry(path: Path, line: int, obj: dict[str, object]) -> RefEntry:
     return RefEntry(ident, title.strip(), year, tuple(aliases))
 
 
+def with_aliases(
+    entries: tuple[RefEntry, ...], extra: Mapping[str, Sequence[str]]
+) -> tuple[RefEntry, ...]:
+    """``entries`` with more names per entry id (``data/names/``: names in other languages,
+    former names), matched exactly like the entries' own aliases."""
+    return tuple(
+        replace(e, aliases=tuple(dict.fromkeys((*e.aliases, *extra[e.id])))) if e.id in extra else e
+        for e in entries
+    )
+
+
 def load_reference(domain: str) -> Reference | None:
     """The reference list of ``domain`` (its domain file's ``reference``), or None when it
     names none."""
@@ -183,6 +202,13 @@ def load_reference(domain: str) -> Reference | None:
 def read_reference(domain: str, path: Path) -> Reference:
     """The reference list of ``domain`` in ``path``, its coverage from the ``sources.json``
     beside it; a bad file raises a CatalogError naming it and the fix."""
+    return Reference(domain, *reference_entries(domain, path))
+
+
+@lru_cache(maxsize=8)
+def reference_entries(domain: str, path: Path) -> tuple[tuple[RefEntry, ...], str]:
+    """(the entries, the coverage sentence) of :func:`read_reference`, without building
+    the matcher (the grounder adds names first: ``with_aliases``)."""
     fix = "regenerate it with its script (data/reference/README.md)."
     rows = read_jsonl_objects(path, CatalogError, fix, MAX_REFERENCE_BYTES)
     entries = tuple(_entry(path, line, obj) for line, obj in rows)
@@ -202,4 +228,4 @@ def read_reference(domain: str, path: Path) -> Reference:
         raise CatalogError(
             f"{sources_path}: no 'coverage' sentence for {domain!r} ({exc}); add one."
         ) from exc
-    return Reference(domain, entries, coverage)
+    return entries, coverage
