@@ -35,9 +35,9 @@ from coldbias_tasks.analysis.run_files import load_folder
 from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.prompting.documents import build_docs
+from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
 from coldbias_tasks.core.vocabulary import CSV_FLOAT_FORMAT, CSV_SIGNIFICANT_DIGITS, HEADLINE
-from coldbias_tasks.lmeval.documents import build_docs
-from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 from coldbias_tasks.render.report_page import (
