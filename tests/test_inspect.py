@@ -159,6 +159,27 @@ def test_same_answers_give_identical_numbers_in_lm_eval_and_inspect(
     assert compared == len(lm) > 20 and "iou_disparity" in lm
 
 
+def test_coldbias_report_reads_inspect_logs(tmp_path: Path) -> None:
+    """``coldbias report LOG_DIR`` on a folder of Inspect logs: the logs are written as an
+    lm-eval run, loaded with its checks, and the report's headline is Inspect's number."""
+    import pandas as pd
+
+    from coldbias_tasks.app.commands import INSPECT_RUNS, build_report
+
+    logs = tmp_path / "logs"
+    task = coldbias_task("movie", "gender", solver=synthetic_solver(5), **SMALL)
+    ours = _metrics(_run(task, logs))
+    (logs / "not_coldbias.txt").write_text("other files stay")
+    result = build_report(logs, tmp_path / "report")
+    assert (logs / INSPECT_RUNS).is_dir() and any("Inspect logs" in s for s in result.summary)
+    assert (tmp_path / "report" / "report.html").is_file()
+    groups = pd.read_csv(tmp_path / "report" / "groups.csv")
+    row = groups[(groups["task"] == TASK) & (groups["metric"] == "iou")].iloc[0]
+    assert row["disparity"] == pytest.approx(ours["iou_disparity"], rel=1e-6)  # CSV: 6 digits
+    assert str(row["disparity_verdict"]).startswith(verdict_of(ours["iou_disparity_verdict"]))
+    build_report(logs, tmp_path / "report")  # again: the converted folder is replaced
+
+
 def test_registry_names_every_forward_task() -> None:
     from inspect_ai._util.registry import registry_lookup
 

@@ -131,5 +131,5 @@ def coldbias_task(
         scorer=answer_scorer(),
         config=config,
         epochs=1,
-        metadata={"coldbias_task": task_name(domain, group, variant), **settings},
+        metadata={"lm_eval_task": task_name(domain, group, variant), **settings},
     )
