@@ -237,3 +237,49 @@ def test_inspect_cli_runs_the_registered_task(tmp_path: Path) -> None:
     log = read_eval_log(info)
     assert log.status == "success" and log.eval.task.endswith("movie_gender")
     assert "iou_disparity_verdict" in _metrics(log)
+
+
+TINY = {
+    "coldbias_n_items": 10,
+    "coldbias_k": 3,
+    "coldbias_repeats": 1,
+    "coldbias_replicates": 0,
+    "coldbias_phrasings": 2,
+}
+
+
+@pytest.mark.slow
+def test_bundled_model_through_inspects_hf_provider(tmp_path: Path, monkeypatch) -> None:
+    """The bundled Qwen2.5-Coder-0.5B-Instruct through Inspect's own HF provider (offline,
+    tiny settings): every answer is parsed into a record that fits its prompt, and the log's
+    numbers are task_result's of the logged records."""
+    from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env, prepare_model
+    from coldbias_tasks.core.records import AnswerRecord
+    from coldbias_tasks.core.result import task_result
+    from coldbias_tasks.inspect.tasks import inspect_numbers
+
+    prepare_model(DEFAULT_MODEL, log=False)
+    for key, value in offline_env().items():
+        monkeypatch.setenv(key, value)
+    task = coldbias_task("movie", "gender", **TINY)
+    (log,) = inspect_eval(
+        task, model=f"hf/{hub_model(DEFAULT_MODEL)}", log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    assert log.samples and len(log.samples) == len(task.dataset)
+    records = [
+        AnswerRecord.from_payload(s.scores["answer_scorer"].metadata["coldbias_answer"])
+        for s in log.samples
+    ]
+    assert sum(len(r.items) for r in records) > 0  # the model named shown titles
+    expected = inspect_numbers(task_result(records).lm_numbers())
+    assert _metrics(log) == pytest.approx(expected, nan_ok=True)
+
+
+def test_a_damaged_inspect_log_is_one_clear_error(tmp_path: Path) -> None:
+    from coldbias_tasks.app.commands import build_report
+    from coldbias_tasks.core.errors import RunError
+
+    (tmp_path / "broken.eval").write_bytes(b"not a zip")
+    with pytest.raises(RunError, match=r"broken\.eval: not a readable Inspect log"):
+        build_report(tmp_path)

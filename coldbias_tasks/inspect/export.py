@@ -43,7 +43,13 @@ def _settings(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
 def _export(path: Path, out: Path) -> Path | None:
     from inspect_ai.log import read_eval_log
 
-    log = read_eval_log(str(path))
+    try:
+        log = read_eval_log(str(path))
+    except Exception as err:  # Inspect's reader raises many kinds on a damaged file
+        raise RunError(
+            f"{path}: not a readable Inspect log ({type(err).__name__}: {err}); restore it, "
+            "or move it out of the folder."
+        ) from None
     meta = log.eval.metadata or {}
     task = meta.get("lm_eval_task")
     if not task:
