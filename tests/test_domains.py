@@ -118,7 +118,7 @@ def test_books_tasks_run_through_lm_eval(
 
 
 def test_books_context_variant_adds_the_files_phrase(books: Path) -> None:
-    from coldbias_tasks.lmeval.documents import build_docs
+    from coldbias_tasks.core.prompting.documents import build_docs
 
     docs = build_docs("books", "gender", "context", {**META, "coldbias_language": "fr"})
     assert docs[0].user == "Je suis fan de romans policiers."  # the neutral user: the phrase

@@ -122,7 +122,7 @@ def test_hf_run_reports_every_metric(hf_run: Path) -> None:
 
 def test_same_seed_rebuilds_the_prompts_of_the_run(lm_eval_run: Path) -> None:
     """Two runs with the same seeds see the same prompts: rebuild them and compare."""
-    from coldbias_tasks.lmeval.documents import build_docs
+    from coldbias_tasks.core.prompting.documents import build_docs
     from tests.conftest import E2E_METADATA
 
     samples = sorted(_samples(lm_eval_run, "coldbias_music_gender"), key=lambda s: s["doc_id"])

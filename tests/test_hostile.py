@@ -31,6 +31,8 @@ from coldbias_tasks.core.errors import (
 )
 from coldbias_tasks.core.measures.quality import reverse_degenerate_reasons
 from coldbias_tasks.core.measures.reverse import ranked_first_most, summarize_reverse
+from coldbias_tasks.core.prompting.documents import build_docs
+from coldbias_tasks.core.prompting.prompt import load_template, render_prompt
 from coldbias_tasks.core.records import UserRankRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.result import task_result
@@ -39,8 +41,6 @@ from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
-from coldbias_tasks.lmeval.documents import build_docs
-from coldbias_tasks.lmeval.prompt import load_template, render_prompt
 from coldbias_tasks.render.terminal import reverse_summary_lines
 from tests.synthetic import SyntheticRecommender, run_synthetic
 from tests.test_bad_input import USER_PERSONAS

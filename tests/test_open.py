@@ -19,13 +19,17 @@ from coldbias_tasks.core.parsing.open_answers import (
     key_level,
     level_labels,
 )
+from coldbias_tasks.core.prompting.documents import build_docs
+from coldbias_tasks.core.prompting.prompt import (
+    builtin_templates,
+    load_template,
+    open_template_name,
+)
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.catalog import load_catalog
-from coldbias_tasks.lmeval.documents import build_docs
 from coldbias_tasks.lmeval.harness import process_results, task_metrics
-from coldbias_tasks.lmeval.prompt import builtin_templates, load_template, open_template_name
 from tests.synthetic import run_synthetic
 from tests.synthetic_open import OpenRecommender, catalog_pool, invented_title, reference_pool
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECK = """
 from lm_eval.tasks import TaskManager
 from coldbias_tasks.core.resources import tasks_dir
-from coldbias_tasks.lmeval.documents import build_docs
+from coldbias_tasks.core.prompting.documents import build_docs
 root = tasks_dir()
 assert "site" in str(root) or "wheel" in str(root), root
 manager = TaskManager(include_path=str(root), include_defaults=False)

@@ -181,9 +181,9 @@ def test_a_domain_declares_its_title_kind_and_the_answer_parser_uses_it(
     """A new "novel" domain (works) declared in a data folder parses its answers as works; an
     unknown kind is refused when the domain file is read."""
     from coldbias_tasks.core.parsing.answers import record_from_answer
+    from coldbias_tasks.core.prompting.documents import build_docs
     from coldbias_tasks.core.resources import DATA_PATH_ENV
     from coldbias_tasks.core.world.domains import read_domain
-    from coldbias_tasks.lmeval.documents import build_docs
 
     (tmp_path / "domains").mkdir()
     (tmp_path / "novel.jsonl").write_text(

@@ -16,10 +16,10 @@ from coldbias_tasks.app import commands
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.measures.reverse import summarize_reverse
 from coldbias_tasks.core.parsing.answers import reverse_record_from_answer
+from coldbias_tasks.core.prompting.documents import build_reverse_docs
 from coldbias_tasks.core.records import ReverseDoc, UserRankRecord
 from coldbias_tasks.core.vocabulary import ALPHA, ANSWER_KEY
 from coldbias_tasks.core.world.personas import load_personas
-from coldbias_tasks.lmeval.documents import build_reverse_docs
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
 USERS = ("gender.boy", "gender.girl", "gender.man", "gender.woman")

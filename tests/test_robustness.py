@@ -14,12 +14,12 @@ from coldbias_tasks.analysis import leaderboard
 from coldbias_tasks.analysis.robustness import _tau
 from coldbias_tasks.app import commands
 from coldbias_tasks.core.parsing.parse import parse_ranking
+from coldbias_tasks.core.prompting.documents import build_docs
+from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
 from coldbias_tasks.core.vocabulary import OPEN, VARIANTS
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import load_personas
-from coldbias_tasks.lmeval.documents import build_docs
-from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from tests.synthetic import SyntheticRecommender, run_synthetic
 
 LANGUAGES = sorted(load_personas().languages)

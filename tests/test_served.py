@@ -162,7 +162,7 @@ def test_served_run_sends_per_request_seeds_and_the_task_settings(server: FakeSe
         same_prompt = {answers[("neutral", r)], answers[("neutral.replicate", r)],
                        answers[("neutral.replicate.2", r)]}  # fmt: skip
         assert len(same_prompt) == 3
-    from coldbias_tasks.lmeval.documents import domain_budget
+    from coldbias_tasks.core.prompting.documents import domain_budget
 
     for body in server.requests:  # the task's generation settings, as the task defines them
         assert body["temperature"] == 0.7

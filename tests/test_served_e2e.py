@@ -22,11 +22,11 @@ from coldbias_tasks.app.models import offline_env
 from coldbias_tasks.app.serve import free_port, vllm_server
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.measures.summary import summarize_answers
+from coldbias_tasks.core.prompting.documents import domain_budget
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
-from coldbias_tasks.lmeval.documents import domain_budget
 from tests.conftest import E2E_METADATA, run_coldbias_eval
 
 pytestmark = pytest.mark.slow

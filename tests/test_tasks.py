@@ -14,6 +14,13 @@ from coldbias_tasks.app import launch, vllm_shim
 from coldbias_tasks.core import vocabulary
 from coldbias_tasks.core.errors import ModelError, PersonaError, RecordError, SettingsError
 from coldbias_tasks.core.parsing.sample_check import answer_id
+from coldbias_tasks.core.prompting.documents import (
+    Settings,
+    build_docs,
+    domain_budget,
+    generation_budget,
+    subset,
+)
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
@@ -22,13 +29,6 @@ from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval import taskgen
-from coldbias_tasks.lmeval.documents import (
-    Settings,
-    build_docs,
-    domain_budget,
-    generation_budget,
-    subset,
-)
 from coldbias_tasks.lmeval.harness import (
     METRICS,
     OPEN_METRICS,

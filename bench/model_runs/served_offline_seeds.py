@@ -39,7 +39,7 @@ SAMPLING = {"temperature": 0.7, "max_tokens": 96, "top_p": 1.0, "top_k": -1}
 def _setup() -> tuple[str, list[list[dict[str, str]]], list[int]]:
     """The model's hub id, the chat messages and the per-request seeds."""
     from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model
-    from coldbias_tasks.lmeval.documents import build_docs
+    from coldbias_tasks.core.prompting.documents import build_docs
     from coldbias_tasks.lmeval.served import request_seed
 
     docs = [d.to_dict() for d in build_docs("movie", "gender", "plain", metadata=META)]

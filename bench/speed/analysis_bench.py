@@ -11,7 +11,7 @@ formatted "1. Title", "1. **Title** (year)", "- Title" or "1) Title"; 5 % of lin
 
 Timed separately, in this order, as lm-eval and ``coldbias report`` run them:
 
-1. docs: :func:`coldbias_tasks.lmeval.documents.build_docs` for every task;
+1. docs: :func:`coldbias_tasks.core.prompting.documents.build_docs` for every task;
 2. parse: :func:`coldbias_tasks.lmeval.harness.process_results` over each task's raw answers
    (cold parser caches, as in a fresh lm-eval process);
 3. metrics: ``process_results`` per doc on its payload, then the aggregation of ``ANSWER_KEY``
@@ -48,12 +48,12 @@ if str(ROOT) not in sys.path:
 from coldbias_tasks.core.measures.summary import summarize_answers  # noqa: E402
 from coldbias_tasks.core.parsing import answers, catalog_index  # noqa: E402
 from coldbias_tasks.core.parsing.sample_check import answer_id  # noqa: E402
+from coldbias_tasks.core.prompting.documents import build_docs  # noqa: E402
 from coldbias_tasks.core.records import AnswerRecord  # noqa: E402
 from coldbias_tasks.core.vocabulary import ANSWER_KEY  # noqa: E402
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog  # noqa: E402
 from coldbias_tasks.core.world.personas import load_personas  # noqa: E402
 from coldbias_tasks.lmeval import harness  # noqa: E402
-from coldbias_tasks.lmeval.documents import build_docs  # noqa: E402
 
 DOMAINS = ("movie", "music", "college")
 SEED = 1234

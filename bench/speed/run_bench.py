@@ -87,7 +87,7 @@ def metadata(n_items: int, repeats: int) -> dict[str, Any]:
 
 def expected_requests(repeats: int) -> int:
     """Requests of the full run: the docs of both tasks (one request per doc)."""
-    from coldbias_tasks.lmeval.documents import build_docs
+    from coldbias_tasks.core.prompting.documents import build_docs
 
     meta = metadata(20, repeats)
     return sum(len(build_docs("movie", t.rsplit("_", 1)[1], "plain", meta)) for t in TASKS)
@@ -424,8 +424,8 @@ def prefill_plan(repeats: int = 5, variants: Sequence[str] = ("plain",)) -> dict
     from transformers import AutoTokenizer
 
     from coldbias_tasks.app.models import prepare_model
+    from coldbias_tasks.core.prompting.documents import build_docs
     from coldbias_tasks.core.world.personas import load_personas
-    from coldbias_tasks.lmeval.documents import build_docs
 
     tokenizer = AutoTokenizer.from_pretrained(str(prepare_model(log=False)))
     meta = metadata(500, repeats)

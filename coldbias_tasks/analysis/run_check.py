@@ -6,7 +6,7 @@ every forward samples file: the documents belong to the task of the file's name 
 catalog, one seed, one order, the same items shown), show only ids inside their catalog, hold
 each (persona, repeat) once and only personas of the task's persona file. When the loader is
 given the function that builds a task's documents (``LoadOptions.documents``: the app passes
-:func:`coldbias_tasks.lmeval.documents.build_docs`), a run made by this coldbias version is
+:func:`coldbias_tasks.core.prompting.documents.build_docs`), a run made by this coldbias version is
 rebuilt from its recorded settings and each logged document must equal its rebuilt one (user
 sentence, shown ids, hashes, group): persona ids swapped between documents are caught whatever
 the persona file's layout. A mismatch raises :class:`RunError` naming the file, the line and

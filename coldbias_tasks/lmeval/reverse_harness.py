@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from coldbias_tasks.core.errors import SettingsError
-from coldbias_tasks.lmeval.documents import build_reverse_docs
+from coldbias_tasks.core.prompting.documents import build_reverse_docs
 from coldbias_tasks.lmeval.harness import answer_record, parse_filter
 
 __all__ = [

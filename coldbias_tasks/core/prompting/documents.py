@@ -18,6 +18,7 @@ from typing import Any
 
 from coldbias_tasks import __version__
 from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.prompting.prompt import load_template, render_prompt, render_reverse_prompt
 from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
@@ -30,19 +31,58 @@ from coldbias_tasks.core.vocabulary import (
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import domain as domain_of
 from coldbias_tasks.core.world.domains import domains
-from coldbias_tasks.core.world.personas import load_personas
-from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
+from coldbias_tasks.core.world.personas import Group, PersonaConfig, load_personas
 
 __all__ = [
     "DEFAULTS",
+    "TEMPERATURE",
     "Settings",
     "build_docs",
     "build_reverse_docs",
     "domain_budget",
+    "forward_tasks",
     "generation_budget",
     "shown_order",
     "subset",
+    "variant_domains",
+    "variant_groups",
 ]
+
+#: Sampling temperature of every task (the seed study's setting), in every harness.
+TEMPERATURE = 0.7
+
+
+def variant_groups(config: PersonaConfig, variant: str) -> list[Group]:
+    """The groups that get tasks in ``variant``: attribute groups and controls in every
+    explicit variant (``open`` included), intersections in ``plain`` only, first-name groups in
+    ``implicit``."""
+    if variant == "implicit":
+        return list(config.implicit.values())
+    kinds = (
+        ("attribute", "control", "intersection") if variant == "plain" else ("attribute", "control")
+    )
+    return [g for g in config.groups.values() if g.kind in kinds]
+
+
+def variant_domains(config: PersonaConfig, variant: str) -> list[str]:
+    """The domains that get tasks in ``variant`` (the context variant: those with a context
+    phrase), in display order."""
+    return [d for d in domains() if variant != "context" or d in config.context]
+
+
+def forward_tasks(config: PersonaConfig | None = None) -> list[tuple[str, str, str]]:
+    """(domain, group key, variant) of every forward task, in task-file order: the tasks
+    ``taskgen`` writes YAML for and Inspect registers (an implicit group's key is its parent
+    attribute group)."""
+    config = config or load_personas()
+    out = []
+    for variant in VARIANTS:
+        groups = variant_groups(config, variant)
+        for domain in variant_domains(config, variant):
+            for group in groups:
+                out.append((domain, group.parents[0] if group.kind == "implicit" else group.name,
+                            variant))  # fmt: skip
+    return out
 
 
 def subset(catalog: Catalog, n_items: int, seed: int, stratum: str | None) -> list[int]:
