@@ -61,7 +61,7 @@ if [ "$SETUP" = 1 ]; then
   fi
 fi
 # on a CPU one engine step of a large batch can take minutes (vLLM's default RPC timeout: 300 s)
-[ "$GPU" = 1 ] || export VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE=4 \
+[ "$GPU" = 1 ] || export VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE="${VLLM_CPU_KVCACHE_SPACE:-4}" \
   VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS="${VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS:-3600}"
 export HF_DATASETS_OFFLINE=1
 if [ -z "${PYTHON:-}" ]; then
