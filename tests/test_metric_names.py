@@ -15,9 +15,9 @@ from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.resources import data_dir
 
 CASES = {
-    "lm-eval key": ("{name: iou_disparity, label: x}", "name 'iou_disparity'", "name: disparity"),
-    "answer key": ("{name: coldbias_answer}", "name 'coldbias_answer'", "remove the entry"),
-    "unknown measure": ("{name: nonsense}", "name 'nonsense'", "fix: name one of"),
+    "lm-eval key": ("{name: iou_disparity}", "measure 'iou_disparity'", "name: disparity"),
+    "answer key": ("{name: coldbias_answer}", "measure 'coldbias_answer'", "remove the entry"),
+    "unknown measure": ("{name: nonsense}", "measure 'nonsense'", "fix: name one of"),
     "verdict rule": ("{name: fill_rate, verdict: [holm]}", "verdict", "fix: remove"),
     "label of a list": ("{name: fill_rate, label: [a]}", "label must be text", "fix:"),
     "shared column": ("{name: snsr, column: disparity}", "column 'disparity'", "fix:"),

@@ -85,11 +85,11 @@ def _entry(raw: Any, where: str, names: set[str]) -> dict[str, Any]:
     unknown = [k for k in raw if k not in _KEYS]
     if unknown:
         raise SettingsError(
-            f"{where}: unknown key(s) {', '.join(map(str, unknown))}; fix: remove them (the keys "
+            f"{where}: unknown keys {unknown}; fix: remove them (the keys "
             f"are {', '.join(_KEYS)}; a verdict rule belongs to the measure's module)"
         )
     if raw["name"] not in names:
-        raise SettingsError(f"{where}: name {raw['name']!r} {_not_a_measure(raw['name'])}")
+        raise SettingsError(f"{where}: {_not_a_measure(raw['name'])}")
     for key in ("label", "column", "stderr_column", "p_column", "verdict_column"):
         if not isinstance(raw.get(key, ""), str):
             raise SettingsError(
@@ -136,14 +136,13 @@ def _not_a_measure(name: str) -> str:
     """Why ``name`` is no measure's, and the fix (an lm-eval key is named as such)."""
     keys = {lk.key: lk.measure.name for r in (False, True) for lk in lm_keys(reverse=r).values()}
     if name == ANSWER_KEY:
-        return "is the answer record's lm-eval key, not a measure; fix: remove the entry"
-    if name in keys:
-        return (
-            f"is an lm-eval key of the measure {keys[name]!r}, not a measure; fix: "
-            f"name: {keys[name]}"
-        )
-    registered = ", ".join(sorted(m.name for m in measures()))
-    return f"is no registered measure; fix: name one of {registered}, or remove the entry"
+        why = "the answer record's lm-eval key; fix: remove the entry"
+    elif name in keys:
+        why = f"an lm-eval key of the measure {keys[name]!r}; fix: name: {keys[name]}"
+    else:
+        registered = ", ".join(sorted(m.name for m in measures()))
+        why = f"fix: name one of {registered}, or remove the entry"
+    return f"name: no registered measure {name!r} ({why})"
 
 
 def _no_shared_columns(entries: Mapping[str, dict[str, Any]], where: Mapping[str, str]) -> None:
