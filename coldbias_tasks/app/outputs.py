@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from coldbias_tasks.core.errors import OutputError
+from coldbias_tasks.core.files.jsonl import json_value
 
 __all__ = ["MANIFEST", "SCRATCH_MARKER", "OutputFolder"]
 
@@ -134,8 +135,8 @@ class OutputFolder:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MANIFEST_LIMIT:
             raise refuse
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
+            raw = json_value(path.read_text(encoding="utf-8"), OutputError, str(path), "")
+        except (OSError, ValueError, OutputError):
             raise refuse from None
         if not (
             isinstance(raw, dict)
@@ -297,8 +298,8 @@ def _marker(folder: Path, root: Path) -> dict | None:
             return None
         if path.stat().st_size > MANIFEST_LIMIT:
             return None
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        raw = json_value(path.read_text(encoding="utf-8"), OutputError, str(path), "")
+    except (OSError, ValueError, OutputError):
         return None
     if not isinstance(raw, dict) or raw.get("dest") != str(root):
         return None
