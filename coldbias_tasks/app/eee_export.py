@@ -327,6 +327,9 @@ def export_eee(
             f"coldbias eee needs the package every-eval-ever 0.3.0: {_INSTALL}."
         ) from err
     run_dir = Path(run_dir)
+    if include_samples:  # the samples go out as records: only samples the report would read
+        folder = run_dir if run_dir.is_dir() else run_dir.parent
+        pool_runs(load_folder(folder, LoadOptions(documents=build_docs)))
     result = EEEExport(Path(output))
     folder = OutputFolder(output, "coldbias eee")
     with tempfile.TemporaryDirectory(prefix="coldbias-eee-") as staging, folder as tmp:
