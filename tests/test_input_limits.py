@@ -54,8 +54,8 @@ def _reference_copy(tmp_path: Path, sources: str, line: dict | None = None) -> P
     ("sources", "message"),
     [
         ('{"movie": ' + DEEP + "}", "nested more than 64 levels"),
-        ('{"movie": {"coverage": ["a"]}}', "movie.coverage is ['a'], not a sentence"),
-        ("[]", "movie.coverage is None"),
+        ('{"movie": {"coverage": ["a"]}}', "movie.coverage is ['a']"),
+        ("[]", "no 'coverage' sentence for 'movie'"),
     ],
 )
 def test_a_bad_reference_sources_file_is_one_line(

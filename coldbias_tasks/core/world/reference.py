@@ -202,7 +202,7 @@ def read_reference(domain: str, path: Path) -> Reference:
     coverage = entry.get("coverage") if isinstance(entry, dict) else None
     if not isinstance(coverage, str) or not coverage.strip():
         raise CatalogError(
-            f"{sources_path}: {domain}.coverage is {coverage!r}, not a sentence; add one "
-            "stating what the list covers."
+            f"{sources_path}: no 'coverage' sentence for {domain!r} ({domain}.coverage is "
+            f"{coverage!r:.40}); add one stating what the list covers."
         )
     return Reference(domain, entries, coverage)
