@@ -85,7 +85,7 @@ def test_csv_bytes_do_not_depend_on_last_digit_noise(tmp_path) -> None:
     """The same numbers summed in another order (another SIMD width) write the same CSV."""
     import pandas as pd
 
-    from coldbias_tasks.app.commands import write_csv
+    from coldbias_tasks.render.csv_files import write_csv
 
     values = [0.1 + 0.2, 1 / 3, 2.0 / 7.0, 1e-5 / 3, 123.456789012]
     noisy = [v * (1 + 3e-15) for v in values]

@@ -19,11 +19,12 @@ from typing import Any, Literal, get_args
 
 from coldbias_tasks.core.errors import SettingsError
 from coldbias_tasks.core.files.yamlio import load_yaml
-from coldbias_tasks.core.measures import Measure, measure, measures
+from coldbias_tasks.core.measures import Measure, lm_keys, measure, measures
 from coldbias_tasks.core.measures.base import Scope
 from coldbias_tasks.core.resources import data_dir
 from coldbias_tasks.core.result import TaskResult
 from coldbias_tasks.core.similarities import similarity
+from coldbias_tasks.core.vocabulary import ANSWER_KEY
 
 __all__ = [
     "Pooling",
@@ -83,15 +84,23 @@ def _entry(raw: Any, where: str, names: set[str]) -> dict[str, Any]:
         raise SettingsError(f"{where}: each entry must be a mapping with a name; keys: {_KEYS}")
     unknown = [k for k in raw if k not in _KEYS]
     if unknown:
-        raise SettingsError(f"{where}: unknown keys {unknown}; the keys are {list(_KEYS)}")
-    if raw["name"] not in names:
         raise SettingsError(
-            f"{where}: no registered measure {raw['name']!r}; registered: "
-            f"{', '.join(sorted(names))}"
+            f"{where}: unknown keys {unknown}; fix: remove them (the keys "
+            f"are {', '.join(_KEYS)}; a verdict rule belongs to the measure's module)"
         )
+    if raw["name"] not in names:
+        raise SettingsError(f"{where}: {_not_a_measure(raw['name'])}")
     for key in ("label", "column", "stderr_column", "p_column", "verdict_column"):
         if not isinstance(raw.get(key, ""), str):
-            raise SettingsError(f"{where}: {key} must be text, got {raw[key]!r}")
+            raise SettingsError(
+                f"{where}: {key} must be text, got {_shown(raw[key])}; fix: write it as text"
+            )
+    for key in ("column", "stderr_column", "p_column", "verdict_column"):
+        if raw.get(key) == ANSWER_KEY or (key in raw and not raw[key].isidentifier()):
+            raise SettingsError(
+                f"{where}: {key} {raw[key]!r} is not a column name of its own (an identifier, "
+                f"not {ANSWER_KEY!r}); fix: pick another name"
+            )
     if not isinstance(raw.get("interval", False), bool):
         raise SettingsError(f"{where}: interval must be true or false")
     for key, allowed in (("leaderboard", get_args(Board)), ("pooling", get_args(Pooling))):
@@ -109,12 +118,61 @@ def load_presentation(path: Path | None = None) -> dict[str, dict[str, Any]]:
         raise SettingsError(f"{path}: expected a list of entries, one per measure")
     names = {m.name for m in measures()}
     out: dict[str, dict[str, Any]] = {}
+    where: dict[str, str] = {}
     for i, raw in enumerate(entries):
-        entry = _entry(raw, f"{path}, entry {i + 1}", names)
+        where_i = f"{path}, entry {i + 1}"
+        entry = _entry(raw, where_i, names)
         if entry["name"] in out:
-            raise SettingsError(f"{path}, entry {i + 1}: {entry['name']!r} is listed twice")
+            raise SettingsError(
+                f"{where_i}: name {entry['name']!r} is listed twice; fix: keep one entry"
+            )
         out[entry["name"]] = entry
+        where[entry["name"]] = where_i
+    _no_shared_columns(out, where)
     return out
+
+
+def _not_a_measure(name: str) -> str:
+    """Why ``name`` is no measure's, and the fix (an lm-eval key is named as such)."""
+    keys = {lk.key: lk.measure.name for r in (False, True) for lk in lm_keys(reverse=r).values()}
+    if name == ANSWER_KEY:
+        why = "the answer record's lm-eval key; fix: remove the entry"
+    elif name in keys:
+        why = f"an lm-eval key of the measure {keys[name]!r}; fix: name: {keys[name]}"
+    else:
+        registered = ", ".join(sorted(m.name for m in measures()))
+        why = f"fix: name one of {registered}, or remove the entry"
+    return f"name: no registered measure {name!r} ({why})"
+
+
+def _no_shared_columns(entries: Mapping[str, dict[str, Any]], where: Mapping[str, str]) -> None:
+    """Refuse two measures of one scope shown in the same report column (the later would
+    silently replace the earlier's numbers)."""
+    owner: dict[tuple[str, str], str] = {}
+    for m in measures():
+        for column in _columns(m, entries.get(m.name, {})):
+            other = owner.setdefault((m.scope, column), m.name)
+            if other != m.name:
+                named = where.get(m.name) or where.get(other) or "data/metrics.yaml"
+                raise SettingsError(
+                    f"{named}: column {column!r} of {m.name!r} is already {other!r}'s; fix: "
+                    "give it a column of its own"
+                )
+
+
+def _columns(m: Measure, entry: Mapping[str, Any]) -> list[str]:
+    s = _shown_from(m, entry)
+    out = [s.column, *s.interval_columns]
+    for part, column in (("stderr", s.stderr_column), ("p", s.p_column),
+                         ("verdict", s.verdict_column)):  # fmt: skip
+        if part in m.keys:
+            out.append(column)
+    return out
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text[:60] + ("..." if len(text) > 60 else "")
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +199,10 @@ def forget(name: str) -> None:
 def shown(m: Measure | str) -> Shown:
     """How measure ``m`` (or the one registered under that name) is shown."""
     m = measure(m) if isinstance(m, str) else m
-    entry = _PRESENTED.get(m.name) or _package_entries().get(m.name, {})
+    return _shown_from(m, _PRESENTED.get(m.name) or _package_entries().get(m.name, {}))
+
+
+def _shown_from(m: Measure, entry: Mapping[str, Any]) -> Shown:
     column = entry.get("column") or m.name
     p_name = m.p_name or f"{m.name}_p"
     return Shown(

@@ -123,6 +123,61 @@ def _fail(path: Path, line: int, reason: str) -> RunError:
     return RunError(f"{path}, line {line}: {reason}; {_FIX}")
 
 
+#: Task version → the first coldbias version that wrote it (older claims are false).
+_FIRST_WRITER = {"4.1": (0, 5, 0), "4.0": (0, 4, 0)}
+#: Results keys a task version first wrote (a task claiming an older version cannot hold them).
+_KEYS_SINCE = {"4.1": "diversity_"}
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    """``"0.5.0"`` → (0, 5, 0); None for a version that is not a release number (and for a
+    checkout's ``0.0.0+checkout``, which claims nothing)."""
+    parts = version.split("+")[0].split(".")[:3]
+    found = tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+    return found if found and any(found) else None
+
+
+def _check_version_claims(
+    task: str,
+    path: Path,
+    results: Mapping[str, Any],
+    docs: Sequence[TaskDoc],
+    lines: Sequence[int],
+    metadata: Mapping[str, Any],
+) -> None:
+    """The versions a run claims must agree with its content: one coldbias version over a
+    task's documents, not older than the first that wrote the task version its results
+    record, and a task version not older than the keys its results hold (a claim edited to
+    an old version would skip the rebuild check)."""
+    claims = {d.coldbias_version for d in docs}
+    if len(claims) > 1:
+        own = docs[0].coldbias_version
+        first = next(i for i, d in enumerate(docs) if d.coldbias_version != own)
+        raise _fail(
+            path, lines[first], f"documents of one task claim coldbias versions {sorted(claims)}"
+        )
+    version = str(metadata.get("version"))
+    entry = (results.get("results") or {}).get(task)
+    keys = entry if isinstance(entry, Mapping) else {}
+    recorded = _release(version)
+    for since, prefix in _KEYS_SINCE.items():
+        older = recorded is not None and recorded < (_release(since) or ())
+        if older and any(str(k).startswith(prefix) for k in keys):
+            raise RunError(
+                f"{path}: the results record task version {version} for {task}, but hold "
+                f"{prefix}* keys that task version {since} first wrote; {_FIX}"
+            )
+    claim, first_writer = _release(docs[0].coldbias_version), _FIRST_WRITER.get(version)
+    if claim is not None and first_writer is not None and claim < first_writer:
+        raise _fail(
+            path,
+            lines[0],
+            f"the documents claim coldbias {docs[0].coldbias_version}, but task version "
+            f"{version} (the run's results) was first written by coldbias "
+            f"{'.'.join(map(str, first_writer))}",
+        )
+
+
 def _identity(task: str, results: Mapping[str, Any]) -> tuple[str, str, str]:
     """(domain, group, variant) of ``task`` from its name; its config's ``dataset_kwargs``
     must agree."""
@@ -326,6 +381,7 @@ def check_task_docs(
     assert settings is not None
     _check_settings(path, docs, lines, settings, domain)
     metadata = task_metadata(task, results)
+    _check_version_claims(task, path, results, docs, lines, metadata)
     current = (
         str(metadata.get("version")) == TASK_VERSION
         and docs[0].coldbias_version == __version__

@@ -124,10 +124,42 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
     for key in ("model_name", "lm_eval_version", "transformers_version"):
         if problem is None and not isinstance(data.get(key, ""), (str, type(None))):
             problem = f"{key!r} is not text"
+    config = data.get("config")
+    if problem is None and isinstance(config, dict):
+        problem = _serving_problem(config.get("coldbias_serving"))
     if problem is not None:
         raise RunError(
             f"{path}: not an lm-eval results file ({problem}); restore the file or rerun lm_eval."
         )
+
+
+#: The served models' counts (``config.coldbias_serving``, lmeval/served.ServingStats) by kind.
+_SERVING_COUNTS = ("requests", "cached", "retries", "timeouts", "failed", "aborted",
+                   "empty_content", "malformed", "cut_at_max_tokens", "prompt_tokens",
+                   "completion_tokens", "num_concurrent")  # fmt: skip
+_SERVING_SHAPE: dict[str, tuple[type, ...]] = {
+    "seeds": (str,), "errors": (list,), "by_task": (dict,), "settings": (dict,),
+    "server_dead": (str, type(None)), "max_model_len": (int, type(None)),
+}  # fmt: skip
+
+
+def _serving_problem(serving: object) -> str | None:
+    """What is wrong with a served run's counts (``wall_s: "fast"``), or None."""
+    if serving is None:
+        return None
+    if not isinstance(serving, dict):
+        return f"config.coldbias_serving is {type(serving).__name__}, not a mapping"
+    for key, value in serving.items():
+        if key in _SERVING_COUNTS and (type(value) is not int or value < 0):
+            return f"config.coldbias_serving.{key} is {value!r:.40}, not a count"
+        if key == "wall_s" and not (
+            type(value) in (int, float) and math.isfinite(value) and value >= 0
+        ):
+            return f"config.coldbias_serving.wall_s is {value!r:.40}, not seconds"
+        kinds = _SERVING_SHAPE.get(key)
+        if kinds is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            return f"config.coldbias_serving.{key} is {value!r:.40}, not {kinds[0].__name__}"
+    return None
 
 
 def _capabilities(

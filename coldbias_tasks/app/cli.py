@@ -55,18 +55,24 @@ USAGE = """usage: coldbias {eval,demo,doctor,serve,tasks,tasks-dir,templates,rep
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0
-    command, rest = args[0], args[1:]
+    command, rest = (args[0], args[1:]) if args else ("--help", [])
     try:
-        return _dispatch(command, rest)
+        if command in ("-h", "--help"):
+            print(USAGE)
+            code = 0
+        else:
+            code = _dispatch(command, rest)
+        sys.stdout.flush()  # inside the try: a reader that left shows here, not at exit
+        return code
     except ColdbiasError as err:
         print(f"coldbias {command}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"coldbias {command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `coldbias templates | head`: the reader is gone; stop quietly
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, as a shell tool killed by it
     except Exception as err:  # a bug or an unforeseen input: one line and a log file
         log = _log_traceback(command)
         where = f"the traceback is in {log}" if log else "no log file could be written"
@@ -100,6 +106,15 @@ def _eval_help() -> str:
         )
         + "\n\nlm_eval's own options:\n"
     )
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(err: BaseException, limit: int = 200) -> str:

@@ -41,10 +41,11 @@ from coldbias_tasks.analysis.eee_records import OVERALL_TASK, enrich_result, ove
 from coldbias_tasks.analysis.leaderboard_cells import counted, model_estimate
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.run_data import LoadOptions
-from coldbias_tasks.analysis.run_files import load_folder
+from coldbias_tasks.analysis.run_files import RESULTS_LIMIT, load_folder
 from coldbias_tasks.analysis.summaries import summarize_task
 from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
+from coldbias_tasks.core.files.jsonl import json_file
 from coldbias_tasks.core.measures import DISPARITY, LmKey, lm_keys
 from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.result import task_result
@@ -57,6 +58,7 @@ _KEYS: dict[str, LmKey] = {**lm_keys(), **lm_keys(reverse=True)}
 
 __all__ = ["EEEExport", "export_eee", "validate_records"]
 
+_RESULTS_FIX = "restore the file or rerun lm_eval"
 _INSTALL = (
     "install it: pip install --no-deps --ignore-requires-python every-eval-ever==0.3.0 "
     "(scripts/setup.sh does; docs/eee.md)"
@@ -137,10 +139,10 @@ def _stage(
     for src in sources:
         dest = stage / src.relative_to(base)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            data = json.loads(src.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise RunError(f"{src}: not readable as JSON ({_one_line(str(err), 120)}).") from err
+        data = json_file(src, RunError, _RESULTS_FIX, RESULTS_LIMIT)
+        if not isinstance(data, dict):
+            raise RunError(f"{src}: not an lm-eval results file (not an object); {_RESULTS_FIX}")
+        _check_date(src, data.get("date"))
         fixed, count = undefined_as_na(_scores_only(data))
         if model_id:
             fixed = _with_model_id(fixed, model_id)
@@ -152,6 +154,17 @@ def _stage(
                 if not target.exists():
                     target.symlink_to(samples.resolve())
     return sources, undefined
+
+
+def _check_date(src: Path, date: object) -> None:
+    """lm-eval's ``date`` is seconds since 1970 (EEE's converter makes it an integer)."""
+    if date is None or (isinstance(date, (int, float)) and not isinstance(date, bool)
+                        and math.isfinite(date) and 0 <= date < 1e11):  # fmt: skip
+        return
+    raise RunError(
+        f"{src}: date is {_one_line(repr(date), 60)}, not seconds since 1970 as lm-eval writes "
+        "it; restore the file (or remove the field) and rerun coldbias eee."
+    )
 
 
 def _logged_estimate(logged: dict[str, Any], lk: LmKey) -> Estimate:
@@ -197,13 +210,13 @@ def _enrich(records_root: Path, run_dir: Path, sources: list[Path]) -> list[str]
     logged: dict[str, dict[str, Any]] = {}
     subtasks: dict[str, list[str]] = {}
     for src in sources:
-        data = json.loads(src.read_text(encoding="utf-8"))
+        data = json_file(src, RunError, _RESULTS_FIX, RESULTS_LIMIT)
         logged |= {k: v for k, v in (data.get("results") or {}).items() if isinstance(v, dict)}
         subtasks |= {k: list(v) for k, v in (data.get("group_subtasks") or {}).items()}
     template: tuple[Path, dict[str, Any]] | None = None
     for path in sorted(records_root.rglob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        entries = record.get("evaluation_results")
+        record = json_file(path, RunError, "EEE's converter wrote it: report this")
+        entries = record.get("evaluation_results") if isinstance(record, dict) else None
         if not isinstance(entries, list):
             continue
         for i, entry in enumerate(entries):
@@ -230,7 +243,7 @@ def _write_overall(
 ) -> str:
     """The overall record next to ``source`` (a task record of the same model): the headline
     of every similarity pooled over the model's plain attribute tasks."""
-    record = json.loads(source.read_text(encoding="utf-8"))
+    record = json_file(source, RunError, "EEE's converter wrote it: report this")
     n_tasks = len([s for s in stats if counted(s.task) and s.task.variant == "plain"])
     record["evaluation_results"] = [
         overall_result(
@@ -258,12 +271,16 @@ def _failure(out: Path, proc: subprocess.CompletedProcess[str]) -> str:
     """The converter's reason in one line: its failure report, else its last error line."""
     for report in sorted(out.rglob("*_failures.json")):
         try:
-            failures = json.loads(report.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            failures = json_file(report, RunError, "")
+        except RunError:
             continue
-        items = failures.get("failures", failures) if isinstance(failures, dict) else failures
+        items = failures
+        if isinstance(failures, dict):  # every-eval-ever 0.3.0: failed_records
+            items = failures.get("failed_records", failures.get("failures", []))
         if isinstance(items, list) and items:
             first = items[0]
+            if isinstance(first, dict) and "reason" in first:
+                return _one_line(f"{first.get('source_ref', report.name)}: {first['reason']}")
             return _one_line(json.dumps(first) if not isinstance(first, str) else first)
     lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
     return _one_line(lines[-1]) if lines else f"exit code {proc.returncode}"
@@ -310,6 +327,9 @@ def export_eee(
             f"coldbias eee needs the package every-eval-ever 0.3.0: {_INSTALL}."
         ) from err
     run_dir = Path(run_dir)
+    if include_samples:  # the samples go out as records: only samples the report would read
+        folder = run_dir if run_dir.is_dir() else run_dir.parent
+        pool_runs(load_folder(folder, LoadOptions(documents=build_docs)))
     result = EEEExport(Path(output))
     folder = OutputFolder(output, "coldbias eee")
     with tempfile.TemporaryDirectory(prefix="coldbias-eee-") as staging, folder as tmp:

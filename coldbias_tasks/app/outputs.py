@@ -13,13 +13,18 @@ manifest listed and the new one does not (stale plots) are removed. Only files c
   unreadable manifest;
 - a file of the same name as a new one that no manifest lists (a user's own ``report.html``) is
   refused before anything is written, with the fix;
-- the final step moves the previous files into a backup folder beside the destination and the new
-  ones in; any failure moves every old file back (the previous output stays as it was);
-- every temporary folder holds a marker (``coldbias_scratch.json``: process, destination, role;
-  the backup's also lists the files of the swap and whether it finished). On the next start,
-  a marked folder of this destination whose process is gone is recovered: a backup of an
-  unfinished swap moves every old file back (a kill during the swap leaves the old output,
-  never a mix), then the folder is removed. A folder without the marker is never removed,
+- the final step swaps whole folders when the destination holds only coldbias's files: the old
+  folder is renamed aside and the new, complete one renamed into its place (two renames, so a
+  kill leaves the old complete folder aside, never a mix, and the next start puts it back);
+  a destination that also holds files coldbias did not write is swapped file by file instead,
+  the previous files moved into a backup folder and the new ones in; any failure moves every
+  old file back (the previous output stays as it was);
+- every temporary folder holds a marker (``coldbias_scratch.json``: process, destination, role
+  ``new``, ``old`` or ``backup``; the backup's also lists the files of the swap and whether it
+  finished). On the next start, a marked folder of this destination whose process is gone is
+  recovered: an old folder put aside goes back when the destination is missing, a backup of
+  an unfinished swap moves every old file back, then the folder is removed; a marker left
+  inside the destination itself is removed. A folder without the marker is never removed,
   whatever its name or age.
 
 Files coldbias did not write are left alone, with a message. Problems with the path are one
@@ -36,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from coldbias_tasks.core.errors import OutputError
+from coldbias_tasks.core.files.jsonl import json_value
 
 __all__ = ["MANIFEST", "SCRATCH_MARKER", "OutputFolder"]
 
@@ -134,8 +140,8 @@ class OutputFolder:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MANIFEST_LIMIT:
             raise refuse
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
+            raw = json_value(path.read_text(encoding="utf-8"), OutputError, str(path), "")
+        except (OSError, ValueError, OutputError):
             raise refuse from None
         if not (
             isinstance(raw, dict)
@@ -177,7 +183,12 @@ class OutputFolder:
         else:
             old = self._owned(root, self._manifest(root)[1])
             self._refuse_collisions(root, new, old)
-            _swap(tmp, root, [*new, MANIFEST], sorted(old - set(new) - {MANIFEST, SCRATCH_MARKER}))
+            if not self._foreign(root, old | {MANIFEST}):
+                tmp.chmod(root.stat().st_mode & 0o7777)
+                _swap_folders(tmp, root)
+            else:
+                stale = sorted(old - set(new) - {MANIFEST, SCRATCH_MARKER})
+                _swap(tmp, root, [*new, MANIFEST], stale)
             self._note_foreign(root, set(new) | old | {MANIFEST})
         self.files = [self.dest / rel for rel in new]
 
@@ -200,7 +211,19 @@ class OutputFolder:
             )
 
     def _note_foreign(self, root: Path, keep: set[str]) -> None:
+        foreign = [rel for rel in self._foreign(root, keep) if not rel.endswith("/")]
+        if foreign:
+            shown = ", ".join(sorted(foreign)[:5]) + (", ..." if len(foreign) > 5 else "")
+            self.messages.append(
+                f"{self.dest} also holds {len(foreign)} file(s) coldbias did not write "
+                f"({shown}); left alone"
+            )
+
+    def _foreign(self, root: Path, keep: set[str]) -> list[str]:
+        """Files and folders under ``root`` that are not in ``keep`` (coldbias's), walked up
+        to :data:`WALK_LIMIT` entries ("..." when there are more)."""
         foreign, seen = [], 0
+        parents = {p.as_posix() for rel in keep for p in PurePosixPath(rel).parents}
         for folder, dirs, names in os.walk(root):  # does not follow symlinked folders
             here = Path(folder)
             if here != root and (here / MANIFEST).exists():
@@ -210,16 +233,13 @@ class OutputFolder:
                 rel = (here / name).relative_to(root).as_posix()
                 if rel not in keep:
                     foreign.append(rel)
+            rels = [(here / d).relative_to(root).as_posix() for d in dirs]
+            foreign += [rel + "/" for rel in rels if rel not in parents]
             seen += len(names) + len(dirs)
             if seen > WALK_LIMIT:
                 foreign.append("...")
                 break
-        if foreign:
-            shown = ", ".join(sorted(foreign)[:5]) + (", ..." if len(foreign) > 5 else "")
-            self.messages.append(
-                f"{self.dest} also holds {len(foreign)} file(s) coldbias did not write "
-                f"({shown}); left alone"
-            )
+        return foreign
 
 
 def _inside(root: Path, rel: str) -> bool:
@@ -267,6 +287,49 @@ def _swap(tmp: Path, root: Path, new: list[str], stale: list[str]) -> None:
     shutil.rmtree(backup, ignore_errors=True)
 
 
+def _step(name: str) -> None:
+    """A point of the folder swap (a separate function so a kill there can be tested)."""
+
+
+def _swap_folders(tmp: Path, root: Path) -> None:
+    """Replace ``root`` by the complete folder ``tmp`` with two renames: ``root`` (marked
+    ``old``) is renamed aside, ``tmp`` into its place; then the markers and the old folder go.
+    A kill at any point leaves the old or the new complete folder, and :func:`_recover` puts
+    the old one back when the destination is missing."""
+    aside = Path(tempfile.mktemp(prefix=_prefix(root) + "old-", dir=root.parent))
+    _write_marker(root, root, "old", {})
+    _step("marked")
+    try:
+        os.rename(root, aside)
+    except OSError:
+        (root / SCRATCH_MARKER).unlink(missing_ok=True)
+        raise
+    _step("aside")
+    try:
+        _place(tmp, root)
+    except OSError:
+        os.rename(aside, root)
+        (root / SCRATCH_MARKER).unlink(missing_ok=True)
+        raise
+    _step("placed")
+    (root / SCRATCH_MARKER).unlink()
+    _step("unmarked")
+    _remove_marked(aside)
+
+
+def _remove_marked(folder: Path) -> None:
+    """Remove a marked scratch folder, its marker last (a kill midway leaves it marked)."""
+    for entry in folder.iterdir():
+        if entry.name == SCRATCH_MARKER:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+    (folder / SCRATCH_MARKER).unlink(missing_ok=True)
+    folder.rmdir()
+
+
 def _prefix(root: Path) -> str:
     return f".{root.name}.{os.getpid()}."
 
@@ -297,12 +360,12 @@ def _marker(folder: Path, root: Path) -> dict | None:
             return None
         if path.stat().st_size > MANIFEST_LIMIT:
             return None
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        raw = json_value(path.read_text(encoding="utf-8"), OutputError, str(path), "")
+    except (OSError, ValueError, OutputError):
         return None
     if not isinstance(raw, dict) or raw.get("dest") != str(root):
         return None
-    if not isinstance(raw.get("pid"), int) or raw.get("role") not in ("new", "backup"):
+    if not isinstance(raw.get("pid"), int) or raw.get("role") not in ("new", "old", "backup"):
         return None
     return raw
 
@@ -310,14 +373,24 @@ def _marker(folder: Path, root: Path) -> dict | None:
 def _recover(parent: Path, root: Path) -> None:
     """Recover and remove the temporary folders of ``root`` (``.NAME.PID.*`` in ``parent``
     with coldbias' marker) whose process is gone: a backup of an unfinished swap first moves
-    every old file back. Folders without the marker are never touched."""
+    every old file back; an old folder put aside by a folder swap goes back when ``root`` is
+    missing; a marker left inside ``root`` goes. Folders without the marker are never touched."""
+    found = []
     for entry in sorted(parent.glob(f".{root.name}.*")):
         marker = _marker(entry, root)
         if marker is None or marker["pid"] == os.getpid() or _alive(marker["pid"]):
             continue
+        found.append((entry, marker))
+    for entry, marker in sorted(found, key=lambda f: f[1]["role"] != "old"):
+        if marker["role"] == "old" and not os.path.lexists(root):
+            os.rename(entry, root)
+            continue
         if marker["role"] == "backup" and not marker.get("done"):
             _roll_back(entry, root, marker)
         shutil.rmtree(entry, ignore_errors=True)
+    own = _marker(root, root)
+    if own is not None and own["pid"] != os.getpid() and not _alive(own["pid"]):
+        (root / SCRATCH_MARKER).unlink()
 
 
 def _roll_back(backup: Path, root: Path, journal: dict) -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from coldbias_tasks.analysis.leaderboard_cells import pooled_estimate
 from coldbias_tasks.analysis.run_files import scan_folder
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
-from coldbias_tasks.core.errors import ColdbiasError
+from coldbias_tasks.core.errors import ColdbiasError, RunError
+from coldbias_tasks.core.files.jsonl import json_file
 from coldbias_tasks.core.measures import DISPARITY, lm_keys
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, is_coldbias_task
@@ -56,7 +56,9 @@ def _group_parts(
 
 
 def _tidy_file(path: Path, tasks: dict[str, TaskSummary]) -> bool:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data = json_file(path, RunError, "rerun lm_eval (the results file is unreadable)")
+    if not isinstance(data, dict):
+        return False
     changed = False
     for section in ("results", "groups"):
         for name, entry in (data.get(section) or {}).items():

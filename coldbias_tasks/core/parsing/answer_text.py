@@ -26,6 +26,9 @@ import json
 import re
 from collections.abc import Iterator
 
+from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.files.jsonl import json_value, too_deep
+
 __all__ = [
     "INVISIBLE_CHARS",
     "LINE_BREAK_CONTROLS",
@@ -106,11 +109,12 @@ def strip_reasoning(text: str) -> str:
 
 
 def _loads(snippet: str) -> object | None:
-    """``snippet`` decoded as JSON, else with trailing commas removed, else None."""
+    """``snippet`` decoded as JSON (nested at most :data:`DEPTH_LIMIT` deep), else with
+    trailing commas removed, else None."""
     for attempt in (snippet, _TRAILING_COMMA.sub(r"\1", snippet)):
         try:
-            return json.loads(attempt)
-        except (ValueError, RecursionError):
+            return json_value(attempt, RecordError, "answer", "")
+        except RecordError:
             continue
     return None
 
@@ -138,7 +142,7 @@ def json_values(text: str, *, inline: bool) -> Iterator[object]:
     decoder = json.JSONDecoder()
     for block in [*fences, text]:
         m = _JSON_LINE_START.search(block)
-        if m is None:
+        if m is None or too_deep(block):
             continue
         try:
             yield decoder.raw_decode(block, m.end() - 1)[0]

@@ -20,10 +20,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from coldbias_tasks.core.errors import RecordError
+from coldbias_tasks.core.errors import ColdbiasError, RecordError
 from coldbias_tasks.core.files.compat import LEGACY_PAYLOAD_KEYS
 from coldbias_tasks.core.parsing.answers import record_from_answer, reverse_record_from_answer
 from coldbias_tasks.core.parsing.open_answers import item_code
@@ -33,6 +34,7 @@ from coldbias_tasks.core.vocabulary import (
     FILTER_NAME,
     OPEN,
 )
+from coldbias_tasks.core.world.catalog import load_catalog
 
 __all__ = [
     "AnswerMisfit",
@@ -48,6 +50,7 @@ Record = AnswerRecord | UserRankRecord
 Doc = TaskDoc | ReverseDoc
 #: Hex digits of :func:`answer_id` (48 bits: a collision needs ~10^7 answers in one task).
 ANSWER_ID_DIGITS = 12
+_ID = re.compile(f"[0-9a-f]{{{ANSWER_ID_DIGITS}}}")
 
 
 class NoAnswer(RecordError):
@@ -88,6 +91,9 @@ def _misfit(record: Record, doc: Doc) -> str | None:
         return f"k {doc.k} with {len(doc.shown_ids)} items shown"
     if record.k != doc.k:
         return f"k {record.k} in the answer but {doc.k} in the prompt"
+    bad_key = _open_key_problem(record.keys, doc) if is_open else None
+    if bad_key is not None:
+        return bad_key
     if is_open and [item_code(key) for key in record.keys] != list(record.items):
         return "its items are not the codes of its grounding keys"
     shown = set(doc.shown_ids)
@@ -100,6 +106,28 @@ def _misfit(record: Record, doc: Doc) -> str | None:
         return f"{len(record.items)} items for k {record.k}"
     counts = (record.n_shown, record.n_entries, record.n_out_of_catalog, record.n_duplicates)
     return "a negative count" if min(counts) < 0 else None
+
+
+def _open_key_problem(keys: tuple[str, ...], doc: TaskDoc) -> str | None:
+    """Why an open answer's grounding keys cannot be coldbias's, or None: a key that is not
+    ``c:<row>``, ``r:<id>`` or ``t:<title>``, or a catalog row outside the document's catalog
+    (checked when that catalog, at the hash the document records, can be read)."""
+    rows = [key[2:] for key in keys if key.startswith("c:")]
+    odd = [k for k in keys if k[:2] not in ("c:", "r:", "t:") or len(k) < 3]
+    odd += [f"c:{r}" for r in rows if not (r.isascii() and r.isdigit())]
+    if odd:
+        return f"grounding key {odd[0]!r:.60} is none of c:<row>, r:<id>, t:<title>"
+    if not rows:
+        return None
+    try:
+        catalog = load_catalog(doc.catalog)
+    except ColdbiasError:
+        return None  # a user's catalog that is gone: its rows cannot be checked
+    outside = [int(r) for r in rows if int(r) >= len(catalog)]
+    if outside and catalog.sha256 == doc.catalog_sha256:
+        n = len(catalog)
+        return f"catalog key c:{outside[0]} is outside catalog {doc.catalog!r} ({n} items)"
+    return None
 
 
 def check_answer(
@@ -172,4 +200,25 @@ def read_sample(sample: Mapping[str, Any], reverse: bool) -> tuple[Record, Doc]:
     """The typed (record, document) of one samples line: its logged payload
     (:func:`logged_payload`) checked against its logged document (:func:`check_answer`)."""
     payload = logged_payload(sample, reverse)
+    _check_ids(sample, payload)
     return check_answer(payload, sample.get("doc") or {}, reverse)
+
+
+def _check_ids(sample: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    """The answer id lm-eval logged under each metric key must be the logged record's
+    (:func:`answer_id`): a record edited after the run no longer has the id lm-eval's
+    aggregation saw. Values that are no id (runs before ids) are not compared."""
+    metrics = sample.get("metrics")
+    keys = [k for k in metrics if isinstance(k, str)] if isinstance(metrics, list) else []
+    values = [sample.get(k) for k in keys]
+    logged = {v for v in values if isinstance(v, str) and _ID.fullmatch(v)}
+    if not logged:
+        return
+    own = answer_id(payload)
+    if logged != {own}:
+        other = sorted(logged - {own})[0] if logged - {own} else own
+        raise AnswerMisfit(
+            f"the answer id logged under the metric keys ({other}) is not the id of the logged "
+            f"record ({own}): the record was edited after the run; restore the samples file "
+            "or rerun the task"
+        )

@@ -20,7 +20,6 @@ Technology").
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.files.jsonl import read_jsonl_objects, read_text
+from coldbias_tasks.core.files.jsonl import json_file, read_jsonl_objects
 from coldbias_tasks.core.parsing.catalog_index import (
     ABBREVIATION,
     ANY_PAREN,
@@ -170,8 +169,11 @@ def _entry(path: Path, line: int, obj: dict[str, object]) -> RefEntry:
             f"{path}, line {line}: a reference entry needs a non-empty string 'id' and 'title'; "
             "regenerate the file with its script (data/reference/README.md)."
         )
-    if year is not None and not isinstance(year, int):
-        raise CatalogError(f"{path}, line {line}: 'year' must be an integer or absent.")
+    if year is not None and (type(year) is not int or not 0 < year < 10_000):
+        raise CatalogError(
+            f"{path}, line {line}: year is {year!r:.40}, not a year; write it as a number "
+            "(e.g. 1994) or leave it out."
+        )
     aliases = obj.get("aliases") or []
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise CatalogError(f"{path}, line {line}: 'aliases' must be a list of strings.")
@@ -221,11 +223,12 @@ def reference_entries(domain: str, path: Path) -> tuple[tuple[RefEntry, ...], st
             f"{sources_path} is missing: it states each reference list's source, licence and "
             f"coverage; add it with a 'coverage' sentence for {domain!r}."
         )
-    try:
-        sources = json.loads(read_text(sources_path, CatalogError))
-        coverage = str(sources[domain]["coverage"])
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+    sources = json_file(sources_path, CatalogError, fix)
+    entry = sources.get(domain) if isinstance(sources, dict) else None
+    coverage = entry.get("coverage") if isinstance(entry, dict) else None
+    if not isinstance(coverage, str) or not coverage.strip():
         raise CatalogError(
-            f"{sources_path}: no 'coverage' sentence for {domain!r} ({exc}); add one."
-        ) from exc
+            f"{sources_path}: no 'coverage' sentence for {domain!r} ({domain}.coverage is "
+            f"{coverage!r:.40}); add one stating what the list covers."
+        )
     return entries, coverage
