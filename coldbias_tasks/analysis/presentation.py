@@ -45,7 +45,7 @@ Board = Literal["", "answers", "tasks"]
 #: interval with Welch–Satterthwaite degrees of freedom (tasks asking different sentences).
 Pooling = Literal["mean", "repeats", "stderr"]
 _KEYS = ("name", "label", "column", "stderr_column", "p_column", "verdict_column", "interval",
-         "leaderboard", "pooling")  # fmt: skip
+         "leaderboard", "pooling", "family")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ class Shown:
     interval: bool = False
     leaderboard: Board = ""
     pooling: Pooling = "mean"
+    #: the leaderboard family its column belongs to ("": the fidelity family)
+    family: str = ""
 
     def title(self, sim: str = "") -> str:
         """The label with ``{M}`` filled by the similarity's printed name."""
@@ -89,7 +91,7 @@ def _entry(raw: Any, where: str, names: set[str]) -> dict[str, Any]:
             f"{where}: no registered measure {raw['name']!r}; registered: "
             f"{', '.join(sorted(names))}"
         )
-    for key in ("label", "column", "stderr_column", "p_column", "verdict_column"):
+    for key in ("label", "column", "stderr_column", "p_column", "verdict_column", "family"):
         if not isinstance(raw.get(key, ""), str):
             raise SettingsError(f"{where}: {key} must be text, got {raw[key]!r}")
     if not isinstance(raw.get("interval", False), bool):
@@ -154,6 +156,7 @@ def shown(m: Measure | str) -> Shown:
         bool(entry.get("interval", False)),
         entry.get("leaderboard", ""),
         entry.get("pooling", "mean"),
+        entry.get("family", ""),
     )
 
 

@@ -2,7 +2,7 @@
 contrasts (:mod:`.contrasts`) and the prompt robustness (:mod:`.robustness`): ``robustness``
 (per model, task and prompt template/language: excess with interval) and
 ``prompt_sensitivity`` (spread over prompts and Kendall τ of the rankings) and ``diversity``
-(:mod:`.diversity_report`). The reverse
+(:mod:`.diversity_report`) and ``costs`` (:mod:`.costs_report`). The reverse
 task's tables are :func:`~.reverse_report.reverse_tables`."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from coldbias_tasks.analysis.contrasts import controls_table, implicit_table, intersections_table
+from coldbias_tasks.analysis.costs_report import costs_table
 from coldbias_tasks.analysis.diversity_report import diversity_table
 from coldbias_tasks.analysis.report import (
     TaskReport,
@@ -41,6 +42,7 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
         "disparity_pairs": disparity_pairs_table(reports),
         "exposure_between": exposure_between_table(reports),
         "diversity": diversity_table(reports),
+        "costs": costs_table(reports),
         "intersections": intersections_table(reports),
         "implicit": implicit_table(reports),
         "robustness": variant_table(pairs),

@@ -22,6 +22,7 @@ from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
     OPEN,
+    PREF,
     VARIANTS,
     reverse_task_name,
     sentence_id,
@@ -29,7 +30,7 @@ from coldbias_tasks.core.vocabulary import (
 )
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import domain as domain_of
-from coldbias_tasks.core.world.domains import domains
+from coldbias_tasks.core.world.domains import domains, preference_ids
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.prompt import load_template, render_prompt, render_reverse_prompt
 
@@ -127,7 +128,9 @@ def shown_order(
 def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[TaskDoc]:
     """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first:
     the neutral user and its replicates, then every value in each of its first P matched
-    phrasings (``coldbias_phrasings``; 0 = all), in every repeat.
+    phrasings (``coldbias_phrasings``; 0 = all), in every repeat. The pref variant asks every
+    value in P × Q cells: cell j states preference j // P (the domain's ``preferences``, in
+    order) in phrasing j % P; its documents' ``phrasing`` is the cell j.
 
     Each doc carries what the filter and the aggregations need (persona, value, phrasing,
     repeat, k, the shown order, the test level) and the provenance of its prompt (catalog and
@@ -142,8 +145,12 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     spec = config.find(group, variant)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
     n_phrasings = config.asked(spec, settings.language, settings.phrasings)
+    # the pref variant: cell j = q × P + p states preference q in phrasing p
+    stated = preference_ids(domain) if variant == PREF else ("",)
     sentences = [(p, 0) for p in personas if p.is_neutral]
-    sentences += [(p, j) for p in personas if not p.is_neutral for j in range(n_phrasings)]
+    sentences += [
+        (p, j) for p in personas if not p.is_neutral for j in range(n_phrasings * len(stated))
+    ]
     settings.check_requests(
         len(sentences) * settings.repeats,
         task_name(domain, group, variant),
@@ -159,7 +166,10 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     ]
     docs = []
     for persona, phrasing in sentences:
-        user = config.describe(persona, variant, domain, settings.language, phrasing, spec)
+        preference = "" if persona.is_neutral else stated[phrasing // n_phrasings]
+        user = config.describe(
+            persona, variant, domain, settings.language, phrasing % n_phrasings, spec, preference
+        )
         persona_id = persona.id if persona.is_neutral else sentence_id(persona.id, phrasing)
         for repeat, shown in enumerate(orders):
             prompt = render_prompt(
@@ -196,6 +206,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     value=persona.id,
                     phrasing=phrasing,
                     family=persona.family or "",
+                    preference=preference,
                 )
             )
     return docs

@@ -6,9 +6,9 @@
 Layout: ``tasks/_coldbias_template_yaml`` (everything shared), one three-line YAML per
 domain × variant × attribute group in ``tasks/<domain>/``, and group files in ``tasks/groups/``.
 A domain without a context phrase (``context`` in its domain file, or in the persona file) gets
-no context-variant tasks. The domains of the folders in ``COLDBIAS_DATA_PATH`` get tasks too;
-their YAMLs go to ``--out DIR`` (never into the package's tasks/), and lm-eval runs them with
-the same ``COLDBIAS_DATA_PATH`` set.
+no context-variant tasks, one without ``preferences`` no pref-variant tasks. The domains of
+the folders in ``COLDBIAS_DATA_PATH`` get tasks too; their YAMLs go to ``--out DIR`` (never
+into the package's tasks/), and lm-eval runs them with the same ``COLDBIAS_DATA_PATH`` set.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     FILTER_NAME,
     OPEN,
+    PREF,
     TASK_VERSION,
     VARIANTS,
     group_name,
@@ -178,10 +179,12 @@ def _group_yaml(name: str, members: list[str], metrics: Metrics | None = None) -
 
 def _variant_groups(config: PersonaConfig, variant: str) -> list[Group]:
     """The groups that get tasks in ``variant``: attribute groups and controls in every
-    explicit variant (``open`` included), intersections in ``plain`` only, first-name groups in
-    ``implicit``."""
+    explicit variant (``open`` included) but ``pref`` (attribute groups only), intersections in
+    ``plain`` only, first-name groups in ``implicit``."""
     if variant == "implicit":
         return list(config.implicit.values())
+    if variant == PREF:
+        return [g for g in config.groups.values() if g.kind == "attribute"]
     kinds = (
         ("attribute", "control", "intersection") if variant == "plain" else ("attribute", "control")
     )
@@ -202,7 +205,12 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
     files["_coldbias_open_template_yaml"] = _open_template()
     files |= {f"{d}/_{d}_open_yaml": _domain_template(d, OPEN) for d in declared}
     for variant in VARIANTS:
-        names = [d for d in declared if variant != "context" or d in config.context]
+        names = [
+            d
+            for d in declared
+            if (variant != "context" or d in config.context)
+            and (variant != PREF or domains()[d].preferences)
+        ]
         groups = _variant_groups(config, variant)
         for domain in names:
             members = []

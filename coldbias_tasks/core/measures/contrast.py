@@ -209,4 +209,3 @@ def pair_contrasts(
         PairContrast(a, b, c, q, not math.isnan(q) and q <= alpha)
         for (a, b, c), q in zip(pairs, adjusted)
     )
-
