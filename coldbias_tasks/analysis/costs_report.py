@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from coldbias_tasks.analysis.diversity_report import contrast_row
 from coldbias_tasks.analysis.report import TaskReport, ident
 from coldbias_tasks.core.measures.costs import UtilityGap
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
@@ -59,25 +60,16 @@ def in_user_units(gap: UtilityGap) -> str:
 
 
 def _gap_row(gap: UtilityGap) -> dict[str, Any]:
-    c = gap.contrast
+    shared = contrast_row(gap.contrast)
+    shared.pop("statistic")
     return {
         "utility": gap.name,
         "unit": gap.unit,
-        "gap": c.spread,
-        "signed": c.signed,
-        "reference": c.reference,
-        "other": c.other,
-        "stderr": c.stderr,
-        "ci_low": c.ci_low,
-        "ci_high": c.ci_high,
-        "p_value": c.p_value,
-        "min_p": c.min_p,
-        "mde": c.mde,
-        "n_values": c.n_values,
-        "n_phrasings": c.n_phrasings,
+        "gap": shared.pop("contrast"),
+        **shared,
         "n_answers": gap.n_answers,
         "n_defined": gap.n_defined,
-        "verdict": c.estimate.verdict_text,
+        "verdict": gap.contrast.estimate.verdict_text,
         "says": in_user_units(gap),
         **{f"mean_{_short(v)}": m for v, m in gap.means.items()},
     }

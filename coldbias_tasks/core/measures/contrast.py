@@ -27,17 +27,19 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
+from coldbias_tasks.core.measures.base import Measure, register
 from coldbias_tasks.core.measures.disparity import relabellings
 from coldbias_tasks.core.stats.estimate import Estimate, decide, mde, t_bounds
 from coldbias_tasks.core.stats.relabel import holm
 
-__all__ = ["Cells", "Contrast", "PairContrast", "contrast", "pair_contrasts"]
+__all__ = ["Cells", "Contrast", "PairContrast", "contrast", "contrast_measure", "pair_contrasts"]
 
 NAN = float("nan")
 _TIE = 1e-9
@@ -209,3 +211,21 @@ def pair_contrasts(
         PairContrast(a, b, c, q, not math.isnan(q) and q <= alpha)
         for (a, b, c), q in zip(pairs, adjusted)
     )
+
+
+def contrast_measure(
+    name: str,
+    read: Callable[[Any], Estimate],
+    bounds: tuple[float, float],
+    description: str,
+    order: int,
+) -> Measure:
+    """Register a phrasing-controlled contrast between values as a measure: ``read`` takes the
+    task's summary to the contrast's estimate; ↓ (0: no contrast), lm-eval parts value, standard
+    error, p and verdict; not computed for the placebo (controls are not values)."""
+    return register(Measure(
+        name, read, False, bounds, description, keys=("value", "stderr", "p", "verdict"),
+        controls=False, stderr_method="delete-one-phrasing jackknife",
+        interval_method=f"Student t with P − 1 degrees of freedom, clipped to [{bounds[0]:g}, "
+        f"{bounds[1]:g}]", order=order,
+    ))  # fmt: skip

@@ -55,8 +55,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.measures.base import Measure, register
-from coldbias_tasks.core.measures.contrast import Contrast, contrast
+from coldbias_tasks.core.measures.base import Measure
+from coldbias_tasks.core.measures.contrast import Contrast, contrast, contrast_measure
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import category_fields
@@ -321,12 +321,10 @@ def task_diversity(
 
 
 def _contrast_measure(name: str, part: str, description: str, order: int) -> Measure:
-    return register(Measure(
-        name, lambda summary: getattr(summary.diversity, part).estimate, False, (0.0, 1.0),
-        description, keys=("value", "stderr", "p", "verdict"), controls=False,
-        stderr_method="delete-one-phrasing jackknife",
-        interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 1]", order=order,
-    ))  # fmt: skip
+    return contrast_measure(
+        name, lambda summary: getattr(summary.diversity, part).estimate, (0.0, 1.0), description,
+        order,
+    )  # fmt: skip
 
 
 DIVERSITY_ENTROPY_CONTRAST = _contrast_measure(

@@ -15,7 +15,7 @@ has no utility (NaN).
 
 from __future__ import annotations
 
-from coldbias_tasks.core.measures.base import Measure, register
+from coldbias_tasks.core.measures.contrast import contrast_measure
 from coldbias_tasks.core.records import AnswerRecord
 
 __all__ = ["FAILURE_GAP", "FAILURE_KINDS", "failed", "failure_kinds"]
@@ -45,15 +45,15 @@ def failed(record: AnswerRecord) -> float:
     return 1.0 if failure_kinds(record) else 0.0
 
 
-FAILURE_GAP = register(Measure(
-    "failure_gap", lambda summary: summary.costs.failure.contrast.estimate, False, (0.0, 1.0),
+FAILURE_GAP = contrast_measure(
+    "failure_gap",
+    lambda summary: summary.costs.failure.contrast.estimate,
+    (0.0, 1.0),
     "do some values get more failed answers (no list, fewer than k items, out-of-catalog or "
     "duplicate entries)? The spread between values of the share of failed answers, compared "
     "within each phrasing and averaged over phrasings (signed at two values: the second value's "
     "share minus the first's); 0 when every value's answers fail alike. Standard error: "
     "delete-one-phrasing jackknife (t with P − 1 df); p: relabelling of the values within each "
     "phrasing",
-    keys=("value", "stderr", "p", "verdict"), controls=False,
-    stderr_method="delete-one-phrasing jackknife",
-    interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 1]", order=240,
-))  # fmt: skip
+    240,
+)

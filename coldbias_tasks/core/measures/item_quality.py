@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.measures.base import Measure, register
+from coldbias_tasks.core.measures.contrast import contrast_measure
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.resources import data_folders
 from coldbias_tasks.core.world.catalog import load_catalog
@@ -71,15 +71,15 @@ def item_quality(record: AnswerRecord, facts: Mapping[int, float] | None = None)
     return sum(scores) / len(scores) if scores else NAN
 
 
-QUALITY_GAP = register(Measure(
-    "quality_gap", lambda summary: summary.costs.quality.contrast.estimate, False, (0.0, 100.0),
+QUALITY_GAP = contrast_measure(
+    "quality_gap",
+    lambda summary: summary.costs.quality.contrast.estimate,
+    (0.0, 100.0),
     "do some values get worse items? Movies: the spread between values of the mean critics' "
     "score (0–100, the CC0 Wikidata film snapshot of bokeh-sampledata) of the listed films, "
     "compared within each phrasing and averaged over phrasings (signed at two values: the "
     "second value's mean minus the first's); 0 when every value gets films of equal score; n/a "
     "where no offline fact exists (songs, universities). Standard error: delete-one-phrasing "
     "jackknife (t with P − 1 df); p: relabelling of the values within each phrasing",
-    keys=("value", "stderr", "p", "verdict"), controls=False,
-    stderr_method="delete-one-phrasing jackknife",
-    interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 100]", order=230,
-))  # fmt: skip
+    230,
+)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.measures.base import Measure, register
+from coldbias_tasks.core.measures.contrast import contrast_measure
 from coldbias_tasks.core.records import AnswerRecord
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
@@ -68,8 +68,9 @@ def preference_served(
     return sum(1 for i in record.items if i in rows) / record.k
 
 
-PREFERENCE_GAP = register(Measure(
-    "preference_gap", lambda summary: summary.costs.preference.contrast.estimate, False,
+PREFERENCE_GAP = contrast_measure(
+    "preference_gap",
+    lambda summary: summary.costs.preference.contrast.estimate,
     (0.0, 1.0),
     "do some values' users get less of what they asked for? In a pref task (the user states a "
     "checkable preference, e.g. a genre), the spread between values of the share of the k "
@@ -78,7 +79,5 @@ PREFERENCE_GAP = register(Measure(
     "minus the first's); 0 when every value is served alike; n/a outside pref tasks. Standard "
     "error: delete-one-cell jackknife (t with P − 1 df); p: relabelling of the values within "
     "each cell",
-    keys=("value", "stderr", "p", "verdict"), controls=False,
-    stderr_method="delete-one-phrasing jackknife",
-    interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 1]", order=220,
-))  # fmt: skip
+    220,
+)
