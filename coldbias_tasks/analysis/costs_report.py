@@ -26,6 +26,7 @@ import pandas as pd
 from coldbias_tasks.analysis.diversity_report import contrast_row
 from coldbias_tasks.analysis.report import TaskReport, ident
 from coldbias_tasks.core.measures.costs import UtilityGap
+from coldbias_tasks.core.stats.estimate import DEGENERATE, Estimate, with_verdict
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
 __all__ = ["costs_table", "in_user_units"]
@@ -42,24 +43,34 @@ def _short(value: str) -> str:
     return value.split(".", 1)[-1]
 
 
-def in_user_units(gap: UtilityGap) -> str:
+def in_user_units(gap: UtilityGap, verdict: str = "") -> str:
     """The gap in the user's units, beyond wording: the value with the lowest phrasing-
-    controlled mean (ē) against the one with the highest; "" without a value."""
+    controlled mean (ē) against the one with the highest, with ``verdict`` (default: the
+    contrast's); "" without a value."""
     c = gap.contrast
     if not c.estimate.defined or len(c.by_value) < 2:
         return ""
-    low = min(c.by_value, key=lambda v: c.by_value[v])
-    high = max(c.by_value, key=lambda v: c.by_value[v])
+    ordered = sorted(c.by_value, key=lambda v: (c.by_value[v], v))
+    low, high = ordered[0], ordered[-1]
     scale, unit, less = _UNITS.get(gap.name, (1.0, gap.unit, "less"))
     diff = (c.by_value[high] - c.by_value[low]) * scale
-    verdict = c.estimate.verdict_text or "untested"
+    verdict = verdict or c.estimate.verdict_text or "untested"
     return (
         f"users who state {_short(low)} get {diff:.1f} {less} {unit} than users who state "
         f"{_short(high)}, beyond wording ({verdict})"
     )
 
 
-def _gap_row(gap: UtilityGap) -> dict[str, Any]:
+def _verdict(estimate: Estimate, degenerate: Sequence[str]) -> str:
+    """The estimate's verdict, "degenerate" for a task the fidelity rules flag (as lm-eval's
+    results say: :func:`coldbias_tasks.core.result.task_result`)."""
+    if degenerate and estimate.verdict and estimate.defined:
+        note = "degenerate output: " + "; ".join(degenerate)
+        estimate = with_verdict(estimate, DEGENERATE, note)
+    return estimate.verdict_text
+
+
+def _gap_row(gap: UtilityGap, degenerate: Sequence[str] = ()) -> dict[str, Any]:
     shared = contrast_row(gap.contrast)
     shared.pop("statistic")
     return {
@@ -69,8 +80,8 @@ def _gap_row(gap: UtilityGap) -> dict[str, Any]:
         **shared,
         "n_answers": gap.n_answers,
         "n_defined": gap.n_defined,
-        "verdict": gap.contrast.estimate.verdict_text,
-        "says": in_user_units(gap),
+        "verdict": _verdict(gap.contrast.estimate, degenerate),
+        "says": in_user_units(gap, _verdict(gap.contrast.estimate, degenerate)),
         **{f"mean_{_short(v)}": m for v, m in gap.means.items()},
     }
 
@@ -85,7 +96,7 @@ def costs_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
         for gap in rep.summary.costs.gaps():
             if gap.n_defined == 0 or math.isnan(gap.contrast.spread):
                 continue
-            rows.append({**ident(rep), "row": "gap", **_gap_row(gap)})
+            rows.append({**ident(rep), "row": "gap", **_gap_row(gap, rep.degenerate)})
             for pair in gap.pairs:
                 rows.append({
                     **ident(rep), "row": "pair", "utility": gap.name, "reference": pair.a,
