@@ -65,6 +65,8 @@ class SyntheticRecommender(LM):
     persona id (``gender.female``: every phrasing of the value) or a sentence's id.
     ``wording``: every distinct user sentence gets a popularity of its own (a hash of its
     text), raised to this power — a model that reacts to each sentence by its wording alone.
+    ``doc_effect``: a document → a weight multiplier per catalog id (None: none), applied on
+    top of everything else (e.g. one value's users given fewer items of their stated genre).
     """
 
     def __init__(
@@ -79,10 +81,12 @@ class SyntheticRecommender(LM):
         effect_when: Callable[[Mapping[str, Any]], bool] | None = None,
         sentence_effect: Callable[[int], float] | None = None,
         wording: float = 0.0,
+        doc_effect: Callable[[Mapping[str, Any]], Callable[[int], float] | None] | None = None,
         **_: Any,  # batch_size, device, ... from lm-eval's CLI
     ) -> None:
         super().__init__()
         self.wording = wording
+        self.doc_effect = doc_effect
         self.sentence_effect = sentence_effect
         self.effect_when = effect_when
         self.user_effect = dict(user_effect or {})
@@ -115,6 +119,9 @@ class SyntheticRecommender(LM):
             boost = None
         says_something = not persona.startswith("neutral")
         base = self.sentence_effect if says_something else None
+        per_doc = self.doc_effect(doc) if self.doc_effect else None
+        if per_doc is not None:
+            base = (lambda b, d: lambda i: (b(i) if b else 1.0) * d(i))(base, per_doc)
         rng = _rng(
             self.seed,
             doc.get("domain"),
@@ -143,6 +150,7 @@ class SyntheticRecommender(LM):
                     popularity(item, self.skew)
                     * popularity(item + salt, self.skew) ** self.wording
                     * (boost(item) if boost else 1.0)
+                    * (per_doc(item) if per_doc else 1.0)
                 ),
             )
         names = self._titles(doc) if self._titles else None

@@ -88,9 +88,15 @@ def test_every_task_group_and_tag_is_indexed(manager) -> None:
         for group in explicit:
             assert vocabulary.reverse_task_name(domain, group) in manager.all_subtasks
     assert vocabulary.reverse_group_name(None) in manager.all_groups
+    attributes = _groups(("attribute",))
+    for domain in domains():  # the pref variant: attribute groups of domains with preferences
+        assert vocabulary.group_name(domain, "pref") in manager.all_groups
+        for group in attributes:
+            assert vocabulary.task_name(domain, group, "pref") in manager.all_subtasks
     # forward: 4 variants (open included) of every explicit group, plain intersections,
-    # implicit; reverse: every explicit group
+    # implicit, pref (attribute groups); reverse: every explicit group
     per_domain = 4 * len(explicit) + len(intersections) + len(config.implicit) + len(explicit)
+    per_domain += len(attributes)
     assert len(manager.all_subtasks) == 3 * per_domain
 
 

@@ -31,7 +31,7 @@ from coldbias_tasks.analysis.verdicts import DIVERSITY_WORDS, verdict_words
 from coldbias_tasks.core.measures.diversity import DiversityContrast
 from coldbias_tasks.core.vocabulary import PLACEBO_GROUP
 
-__all__ = ["contrast_verdict", "diversity_table"]
+__all__ = ["contrast_row", "contrast_verdict", "diversity_table"]
 
 
 def contrast_verdict(c: DiversityContrast) -> str:
@@ -42,7 +42,9 @@ def contrast_verdict(c: DiversityContrast) -> str:
     return verdict_words(c.estimate, DIVERSITY_WORDS)
 
 
-def _contrast_row(c: DiversityContrast) -> dict[str, Any]:
+def contrast_row(c: DiversityContrast) -> dict[str, Any]:
+    """A contrast's report columns: statistic, values compared, contrast and signed contrast,
+    standard error, interval, p, smallest p, MDE, counts and the verdict in words."""
     return {
         "statistic": c.statistic,
         "reference": c.reference,
@@ -87,5 +89,5 @@ def diversity_table(reports: Sequence[TaskReport]) -> pd.DataFrame:
                 }
             )
         for c in d.contrasts().values():
-            rows.append({**ident(rep), "row": "contrast", **_contrast_row(c)})
+            rows.append({**ident(rep), "row": "contrast", **contrast_row(c)})
     return pd.DataFrame(rows)

@@ -8,8 +8,8 @@ has a cell for (or that are always shown).
 
 A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a registered
 measure with a ``leaderboard`` entry in data/metrics.yaml
-(:mod:`coldbias_tasks.analysis.presentation`) gets its column in the fidelity family without
-one.
+(:mod:`coldbias_tasks.analysis.presentation`) gets its column in the family it names there
+(default: fidelity; "cost to the user": the utility gaps between values) without one.
 """
 
 from __future__ import annotations
@@ -324,13 +324,13 @@ def _declared_cell(metric: LmKey, data: ModelData, slot: Slot) -> Cell:
     return mean_cell(s.result.estimate(metric.measure).value for s in data.counted)
 
 
-def _declared_columns() -> tuple[ColumnSpec, ...]:
-    """One column per value key of each forward measure with a ``leaderboard`` pooling
-    (:mod:`coldbias_tasks.analysis.presentation`), in registry order."""
+def _declared_columns(family: str = "") -> tuple[ColumnSpec, ...]:
+    """One column per value key of each forward measure with a ``leaderboard`` pooling and this
+    ``family`` (:mod:`coldbias_tasks.analysis.presentation`), in registry order."""
     out = []
     for k in lm_keys().values():
         s = shown(k.measure)
-        if not s.leaderboard or k.part != "value":
+        if not s.leaderboard or k.part != "value" or s.family != family:
             continue
         where = " (all answers pooled)" if s.leaderboard == "answers" else (
             " (mean over the attribute tasks)")  # fmt: skip
@@ -594,6 +594,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("placebo", _PLACEBO),
     Family("reverse", _REVERSE, _reverse_slots),
     Family("fidelity", _FIDELITY, declared=_declared_columns),
+    Family("cost to the user", (), declared=partial(_declared_columns, "cost to the user")),
     Family("capability (other harness tasks)", _CAPABILITY, _extra_slots),
     Family("prompt sensitivity", _PROMPT),
     Family("capability (Every Eval Ever records)", _EEE, _eee_slots),

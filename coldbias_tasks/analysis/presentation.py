@@ -46,7 +46,7 @@ Board = Literal["", "answers", "tasks"]
 #: interval with Welch–Satterthwaite degrees of freedom (tasks asking different sentences).
 Pooling = Literal["mean", "repeats", "stderr"]
 _KEYS = ("name", "label", "column", "stderr_column", "p_column", "verdict_column", "interval",
-         "leaderboard", "pooling")  # fmt: skip
+         "leaderboard", "pooling", "family")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class Shown:
     interval: bool = False
     leaderboard: Board = ""
     pooling: Pooling = "mean"
+    #: the leaderboard family its column belongs to ("": the fidelity family)
+    family: str = ""
 
     def title(self, sim: str = "") -> str:
         """The label with ``{M}`` filled by the similarity's printed name."""
@@ -90,7 +92,7 @@ def _entry(raw: Any, where: str, names: set[str]) -> dict[str, Any]:
         )
     if raw["name"] not in names:
         raise SettingsError(f"{where}: {_not_a_measure(raw['name'])}")
-    for key in ("label", "column", "stderr_column", "p_column", "verdict_column"):
+    for key in ("label", "column", "stderr_column", "p_column", "verdict_column", "family"):
         if not isinstance(raw.get(key, ""), str):
             raise SettingsError(
                 f"{where}: {key} must be text, got {_shown(raw[key])}; fix: write it as text"
@@ -215,6 +217,7 @@ def _shown_from(m: Measure, entry: Mapping[str, Any]) -> Shown:
         bool(entry.get("interval", False)),
         entry.get("leaderboard", ""),
         entry.get("pooling", "mean"),
+        entry.get("family", ""),
     )
 
 

@@ -2,7 +2,8 @@
 contrasts (:mod:`.contrasts`) and the prompt robustness (:mod:`.robustness`): ``robustness``
 (per model, task and prompt template/language: excess with interval) and
 ``prompt_sensitivity`` (spread over prompts and Kendall τ of the rankings), ``diversity``
-(:mod:`.diversity_report`) and, for open tasks, ``coverage`` (:mod:`.coverage_report`). The reverse
+(:mod:`.diversity_report`), ``costs`` (:mod:`.costs_report`) and, for open tasks, ``coverage``
+(:mod:`.coverage_report`). The reverse
 task's tables are :func:`~.reverse_report.reverse_tables`."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from coldbias_tasks.analysis.contrasts import controls_table, implicit_table, intersections_table
+from coldbias_tasks.analysis.costs_report import costs_table
 from coldbias_tasks.analysis.coverage_report import coverage_table
 from coldbias_tasks.analysis.diversity_report import diversity_table
 from coldbias_tasks.analysis.report import (
@@ -42,6 +44,7 @@ def tables(reports: Sequence[TaskReport]) -> dict[str, pd.DataFrame]:
         "disparity_pairs": disparity_pairs_table(reports),
         "exposure_between": exposure_between_table(reports),
         "diversity": diversity_table(reports),
+        "costs": costs_table(reports),
         "coverage": coverage_table(reports),
         "intersections": intersections_table(reports),
         "implicit": implicit_table(reports),

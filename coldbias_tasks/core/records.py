@@ -67,10 +67,11 @@ def _keys(value: Any, n_items: int) -> tuple[str, ...]:
 
 def _doc_fields(cls: type, doc: Any, what: str) -> dict[str, Any]:
     """The declared fields present in a stored document (``alpha``, ``template`` and
-    ``language`` may be absent: older runs); RecordError when it is not a mapping or lacks one."""
+    ``language`` may be absent: older runs; ``preference``: other variants); RecordError when it
+    is not a mapping or lacks one."""
     if not isinstance(doc, Mapping):
         raise RecordError(f"a {what} must be a mapping, got {type(doc).__name__}")
-    optional = {"alpha", "template", "language", "value", "phrasing", "family"}
+    optional = {"alpha", "template", "language", "value", "phrasing", "family", "preference"}
     missing = [f.name for f in fields(cls) if f.name not in doc and f.name not in optional]
     if missing:
         raise RecordError(f"{what} lacks {missing}")
@@ -133,9 +134,13 @@ class TaskDoc:
     phrasing: int = 0
     #: a control sentence's family (content_free, descriptive, irrelevant_fact), else ""
     family: str = ""
+    #: the pref variant: the id of the preference the user states (the domain file's
+    #: ``preferences``), else ""
+    preference: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples)."""
+        """The JSON-safe dict lm-eval stores (field order as declared, lists for tuples; every
+        field always, as lm-eval's dataset takes its columns from the first document)."""
         return _json_safe(self)
 
     @classmethod
@@ -147,8 +152,9 @@ class TaskDoc:
         if not isinstance(value, str):
             raise RecordError(f"field 'value' must be text, got {value!r}")
         values["value"] = value
-        if not isinstance(values.get("family", ""), str):
-            raise RecordError(f"field 'family' must be text, got {values['family']!r}")
+        for name in ("family", "preference"):
+            if not isinstance(values.get(name, ""), str):
+                raise RecordError(f"field {name!r} must be text, got {values[name]!r}")
         values["shown_ids"] = _ints(values["shown_ids"], "shown_ids")
         for name in ("persona_id", "attribute_group", "user", "domain", "variant", "order"):
             if not isinstance(values[name], str):
@@ -202,6 +208,9 @@ class AnswerRecord:
     #: the answer belongs to a control group's task (:attr:`TaskDoc.control_task`: its
     #: sentences are controls, not values of one attribute); False in payloads of schema < 4
     control: bool = False
+    #: the pref variant: the preference the user stated (:attr:`TaskDoc.preference`), else ""
+    #: (then left out of the payload)
+    preference: str = ""
 
     def __post_init__(self) -> None:
         if not self.value:
@@ -212,6 +221,8 @@ class AnswerRecord:
         out: dict[str, Any] = {"schema": PAYLOAD_SCHEMA}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "preference" and not value:
+                continue
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
@@ -245,6 +256,9 @@ class AnswerRecord:
         control = payload["control"]
         if not isinstance(control, bool):
             raise RecordError(f"field 'control' must be true or false, got {control!r}")
+        preference = payload.get("preference", "")
+        if not isinstance(preference, str):
+            raise RecordError(f"field 'preference' must be text, got {preference!r}")
         return cls(
             persona_id=payload["persona_id"],
             repeat=_int(payload["repeat"], "repeat"),
@@ -259,6 +273,7 @@ class AnswerRecord:
             catalog=catalog,
             keys=_keys(payload.get("keys", ()), len(payload["items"])),
             control=control,
+            preference=preference,
             **counts,
         )
 

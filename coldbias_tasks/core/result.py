@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from coldbias_tasks.core.measures import LmKey, Measure, lm_keys, measures
+from coldbias_tasks.core.measures.costs import CostSummary
 from coldbias_tasks.core.measures.disparity import undefined
 from coldbias_tasks.core.measures.diversity import DiversitySummary
 from coldbias_tasks.core.measures.quality import degenerate_reasons
@@ -140,6 +141,7 @@ def task_result(
                 m: replace(ms, disparity=undefined(ms.alpha)) for m, ms in summary.metrics.items()
             },
             diversity=DiversitySummary(note="control sentences, not values of one attribute"),
+            costs=CostSummary(),
         )
     estimates = _estimates(summary, False)
     reasons = tuple(degenerate_reasons(summary.fidelity, summary.positions))

@@ -20,6 +20,7 @@ __all__ = [
     "NEUTRAL_REPLICATE_ID",
     "OPEN",
     "PLACEBO_GROUP",
+    "PREF",
     "REVERSE",
     "SENTENCE_JOIN",
     "SERVED_BACKENDS",
@@ -46,8 +47,12 @@ __all__ = [
 
 #: Prompt variants: plain, a task-relevant preference added (paper H3), a fairness instruction,
 #: implicit (the attribute conveyed only by a first name), and open (FaiRLLM's protocol: no
-#: catalog in the prompt; the listed titles are grounded, ``core/parsing/open_answers.py``).
-VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open")
+#: catalog in the prompt; the listed titles are grounded, ``core/parsing/open_answers.py``) and
+#: pref (the user also states one of the domain's checkable preferences: the costs to the user,
+#: ``core/measures/costs.py``).
+VARIANTS: tuple[str, ...] = ("plain", "context", "mitigation", "implicit", "open", "pref")
+#: The variant whose users state a checkable preference (value × phrasing × preference).
+PREF = "pref"
 #: The variant without a catalog in the prompt.
 OPEN = "open"
 

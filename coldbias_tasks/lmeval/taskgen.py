@@ -6,9 +6,9 @@
 Layout: ``tasks/_coldbias_template_yaml`` (everything shared), one three-line YAML per
 domain × variant × attribute group in ``tasks/<domain>/``, and group files in ``tasks/groups/``.
 A domain without a context phrase (``context`` in its domain file, or in the persona file) gets
-no context-variant tasks. The domains of the folders in ``COLDBIAS_DATA_PATH`` get tasks too;
-their YAMLs go to ``--out DIR`` (never into the package's tasks/), and lm-eval runs them with
-the same ``COLDBIAS_DATA_PATH`` set.
+no context-variant tasks, one without ``preferences`` no pref-variant tasks. The domains of
+the folders in ``COLDBIAS_DATA_PATH`` get tasks too; their YAMLs go to ``--out DIR`` (never
+into the package's tasks/), and lm-eval runs them with the same ``COLDBIAS_DATA_PATH`` set.
 """
 
 from __future__ import annotations

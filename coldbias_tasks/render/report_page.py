@@ -359,6 +359,7 @@ _DETAIL_TABLES = (
     ("framing", "Forward excess vs reverse rank gap (the two framings)"),
     ("reverse_values", "Reverse task: per user"),
     ("diversity", "Diversity per value and the contrast between values (§3d)"),
+    ("costs", "What the disparity costs the user: preference served, item quality, failures (§3e)"),
 )
 _IDENT = ["model", "task_version", "domain", "variant", "attribute_group"]
 

@@ -54,13 +54,10 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import numpy as np
-
 from coldbias_tasks.core.errors import CatalogError
-from coldbias_tasks.core.measures.base import Measure, register
-from coldbias_tasks.core.measures.disparity import relabellings
+from coldbias_tasks.core.measures.base import Measure
+from coldbias_tasks.core.measures.contrast import Contrast, contrast, contrast_measure
 from coldbias_tasks.core.records import AnswerRecord
-from coldbias_tasks.core.stats.estimate import Estimate, EstimateParts, decide, mde, t_bounds
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import category_fields
 
@@ -83,9 +80,8 @@ __all__ = [
 NAN = float("nan")
 #: item → category field → its labels (an item absent, or without labels for a field, is unknown)
 ItemLabels = Mapping[Hashable, Mapping[str, Sequence[str]]]
-_TIE = 1e-9
-#: the headline's relabellings, enumerated once per design (every statistic of a task shares them)
-_relabellings = lru_cache(maxsize=8)(relabellings)
+#: the phrasing-controlled contrast of one statistic between values (:mod:`.contrast`)
+DiversityContrast = Contrast
 
 
 # --- per list --------------------------------------------------------------------------------
@@ -163,124 +159,6 @@ def coverage(lists: Iterable[Sequence[Hashable]], n_shown: int) -> float:
     """Distinct items over ``lists`` / ``n_shown`` (items shown); NaN when nothing was shown."""
     distinct = {i for items in lists for i in items}
     return len(distinct) / n_shown if n_shown > 0 else NAN
-
-
-# --- the contrast ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DiversityContrast(EstimateParts):
-    """The phrasing-controlled contrast of one statistic between values (module docstring):
-    its :class:`~coldbias_tasks.core.stats.estimate.Estimate` and the design behind it.
-
-    ``estimate``: the spread (≥ 0, units of the statistic; = |signed| at V = 2), with the
-    jackknife standard error over phrasings and its t(P − 1) interval clipped to [0, 1], the
-    within-phrasing relabelling test (two-sided at V = 2), the MDE (80 % power at α) and the
-    verdict; ``signed``: ē_other − ē_reference at V = 2, the spread at V > 2; ``by_value``: ē_v
-    (the value's mean deviation from the other values of its phrasing).
-    """
-
-    statistic: str = ""
-    estimate: Estimate = field(default_factory=Estimate)
-    signed: float = NAN
-    n_values: int = 0
-    n_phrasings: int = 0
-    reference: str = ""
-    other: str = ""
-    by_value: dict[str, float] = field(default_factory=dict)
-    #: joint contrast: the statistic with the largest spread relative to its null level (the
-    #: one ``value``, ``spread`` and ``by_value`` describe)
-    widest: int = 0
-
-    # the estimate's value, read by name (its other parts: EstimateParts)
-    spread = property(lambda self: self.estimate.value)
-
-
-def _deviations(m: np.ndarray) -> np.ndarray:
-    """ē (… × V) from cell means m (… × P × V): per phrasing minus its mean over values, then
-    the mean over phrasings."""
-    return (m - m.mean(axis=-1, keepdims=True)).mean(axis=-2)
-
-
-def _spread(e: np.ndarray) -> np.ndarray:
-    """Root mean square over value pairs of ē_v − ē_v' (last axis: values)."""
-    n_v = e.shape[-1]
-    ss = ((e - e.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
-    return np.sqrt(2.0 * ss / (n_v - 1))
-
-
-def _estimate(m: np.ndarray, k: int = 0) -> float:
-    """The contrast of cell means m (K statistics × P × V): signed at K = 1 and V = 2, else the
-    spread of statistic ``k``."""
-    e = _deviations(m)
-    if m.shape[0] == 1 and m.shape[2] == 2:
-        return float(e[0, 1] - e[0, 0])
-    return float(_spread(e[k]))
-
-
-def contrast(
-    cells: Mapping[str, Mapping[int, float]] | Sequence[Mapping[str, Mapping[int, float]]],
-    statistic: str = "",
-    alpha: float = 0.05,
-    seed: int = 31,
-) -> DiversityContrast:
-    """The contrast of ``cells[value][phrasing]`` (a statistic's mean over the sentence's
-    repeats) between values; phrasings where some value is missing or NaN are left out. NaN
-    (with the counts) below two values or two phrasings.
-
-    ``cells`` may be a sequence of such tables (K statistics, e.g. the normalised entropy of
-    each field): the **joint** contrast. Each statistic's spread is scaled by its mean over the
-    relabellings (its null level: a two-category field is noisier than a twenty-category one),
-    the test relabels all K alike and compares the largest scaled spread (family-wise valid over
-    the K: the max-statistic permutation test; the scale is the same for every labelling), and
-    ``widest`` is the statistic with the largest scaled spread, whose raw spread is ``value``
-    and ``spread``."""
-    tables = [cells] if isinstance(cells, Mapping) else list(cells)
-    values = sorted({v for t in tables for v in t})
-    keys = [set(t.get(v, {})) for t in tables for v in values]
-    common = set.intersection(*keys) if keys and tables else set()
-    phrasings = sorted(
-        p for p in common if all(not math.isnan(t[v][p]) for t in tables for v in values)
-    )
-    base = DiversityContrast(
-        statistic, Estimate(alpha=alpha), n_values=len(values), n_phrasings=len(phrasings)
-    )
-    if len(values) < 2 or len(phrasings) < 2:
-        return base
-    m = np.asarray([[[t[v][p] for v in values] for p in phrasings] for t in tables])  # K × P × V
-    n_p, n_v = m.shape[1], m.shape[2]
-    e = _deviations(m)  # K × V
-    spreads = _spread(e)
-    perms, _ = _relabellings(n_v, n_p, seed)
-    relabelled = m[:, np.arange(n_p)[None, :, None], perms]  # K × draws × P × V
-    null = _spread(_deviations(relabelled))  # K × draws
-    scale = null.mean(axis=1, keepdims=True)
-    scaled = null / np.where(scale > 0, scale, 1.0)
-    stats = scaled.max(axis=0)  # draws (K = 1: the spread, up to a constant)
-    widest = int(np.argmax(scaled[:, 0]))
-    hits = int(np.count_nonzero(stats >= stats[0] - _TIE * max(1.0, abs(stats[0]))))
-    p, min_p = hits / stats.size, 1.0 / stats.size
-    value = _estimate(m, widest)
-    se = NAN
-    if n_p >= 3:
-        thetas = np.asarray([_estimate(np.delete(m, j, axis=1), widest) for j in range(n_p)])
-        se = float(math.sqrt((n_p - 1) / n_p * np.sum((thetas - thetas.mean()) ** 2)))
-    df = float(n_p - 1)
-    spread = float(spreads[widest])
-    lo, hi = t_bounds(spread, se, df, (0.0, 1.0))
-    effect = mde(se, df, alpha, two_sided=True)
-    estimate = decide(Estimate(spread, se, lo, hi, df, p, min_p, effect, alpha))
-    return DiversityContrast(
-        statistic=statistic,
-        estimate=estimate,
-        signed=value,
-        n_values=n_v,
-        n_phrasings=n_p,
-        reference=values[0],
-        other=values[1] if n_v == 2 else "",
-        by_value={v: float(x) for v, x in zip(values, e[widest])},
-        widest=widest,
-    )
 
 
 # --- a task ----------------------------------------------------------------------------------
@@ -443,12 +321,10 @@ def task_diversity(
 
 
 def _contrast_measure(name: str, part: str, description: str, order: int) -> Measure:
-    return register(Measure(
-        name, lambda summary: getattr(summary.diversity, part).estimate, False, (0.0, 1.0),
-        description, keys=("value", "stderr", "p", "verdict"), controls=False,
-        stderr_method="delete-one-phrasing jackknife",
-        interval_method="Student t with P − 1 degrees of freedom, clipped to [0, 1]", order=order,
-    ))  # fmt: skip
+    return contrast_measure(
+        name, lambda summary: getattr(summary.diversity, part).estimate, (0.0, 1.0), description,
+        order,
+    )  # fmt: skip
 
 
 DIVERSITY_ENTROPY_CONTRAST = _contrast_measure(

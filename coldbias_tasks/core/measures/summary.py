@@ -6,8 +6,8 @@ answer, frozen dataclasses out. :func:`summarize_answers` arranges the answers
 (:mod:`.design`) and computes, per registered similarity, the raw divergence of each sentence
 (:mod:`.divergence`), the noise floor, excess and tests (:mod:`.excess`) and the headline
 (:mod:`.disparity`); for the task, fidelity and positions (:mod:`.fidelity`), diversity
-(:mod:`.diversity`) and, for open tasks, grounding and coverage (:mod:`.coverage`: an open
-task's similarities compare the grounded items of its lists).
+(:mod:`.diversity`), the costs to the user (:mod:`.costs`) and, for open tasks, grounding and
+coverage (:mod:`.coverage`: an open task's similarities compare the grounded items of its lists).
 :func:`coldbias_tasks.core.result.task_result` turns it into every measure's estimate.
 """
 
@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from coldbias_tasks.core.measures.costs import CostSummary, summarize_costs
 from coldbias_tasks.core.measures.coverage import CoverageCheck, coverage_check
 from coldbias_tasks.core.measures.design import RepeatTable, arrange, mean, std
 from coldbias_tasks.core.measures.determinism import replicates_identical, withheld
@@ -194,6 +195,8 @@ class AnswersSummary:
     grounding: Grounding = field(default_factory=Grounding)
     #: open tasks: the grounded share between values and the headline on all keys (.coverage)
     coverage: CoverageCheck = field(default_factory=CoverageCheck)
+    #: what the disparity costs the user: utility gaps between values (.costs)
+    costs: CostSummary = field(default_factory=CostSummary)
 
 
 def pooled_answers(records: Sequence[AnswerRecord]) -> AnswersSummary:
@@ -249,6 +252,7 @@ def summarize_answers(
         if r in table.neutral
     ]
     invalid = mean([float(not a.items or not n.items) for a, n in pairs])
+    catalog = catalog or next((r.catalog for r in records if r.catalog), "")
     return AnswersSummary(
         metrics=per_metric,
         fidelity=fidelity(records),
@@ -259,12 +263,8 @@ def summarize_answers(
         n_replicates=table.n_replicates,
         alpha=alpha,
         deterministic=deterministic,
-        diversity=task_diversity(
-            table.phrased,
-            catalog or next((r.catalog for r in records if r.catalog), ""),
-            alpha,
-            catalog_sha256,
-        ),
+        diversity=task_diversity(table.phrased, catalog, alpha, catalog_sha256),
         grounding=grounding(records),
         coverage=check,
+        costs=summarize_costs(table.phrased, catalog, alpha),
     )

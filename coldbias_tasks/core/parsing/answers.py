@@ -81,6 +81,7 @@ def record_from_answer(text: Any, doc: TaskDoc) -> AnswerRecord:
         alpha=doc.alpha,
         value=doc.value,
         phrasing=doc.phrasing,
+        preference=doc.preference,
         control=doc.control_task,
         catalog=doc.catalog,
     )

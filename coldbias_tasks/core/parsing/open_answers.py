@@ -153,6 +153,7 @@ def record_from_open_answer(
         alpha=doc.alpha,
         value=doc.value,
         phrasing=doc.phrasing,
+        preference=doc.preference,
         control=doc.control_task,
         keys=tuple(keys),
         catalog=doc.catalog,

@@ -23,6 +23,7 @@ from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import DEFAULTS, Settings
 from coldbias_tasks.core.vocabulary import (
     OPEN,
+    PREF,
     VARIANTS,
     reverse_task_name,
     sentence_id,
@@ -30,7 +31,7 @@ from coldbias_tasks.core.vocabulary import (
 )
 from coldbias_tasks.core.world.catalog import Catalog, load_catalog
 from coldbias_tasks.core.world.domains import domain as domain_of
-from coldbias_tasks.core.world.domains import domains
+from coldbias_tasks.core.world.domains import domains, preference_ids
 from coldbias_tasks.core.world.personas import Group, PersonaConfig, load_personas
 
 __all__ = [
@@ -54,10 +55,12 @@ TEMPERATURE = 0.7
 
 def variant_groups(config: PersonaConfig, variant: str) -> list[Group]:
     """The groups that get tasks in ``variant``: attribute groups and controls in every
-    explicit variant (``open`` included), intersections in ``plain`` only, first-name groups in
-    ``implicit``."""
+    explicit variant (``open`` included) but ``pref`` (attribute groups only), intersections in
+    ``plain`` only, first-name groups in ``implicit``."""
     if variant == "implicit":
         return list(config.implicit.values())
+    if variant == PREF:
+        return [g for g in config.groups.values() if g.kind == "attribute"]
     kinds = (
         ("attribute", "control", "intersection") if variant == "plain" else ("attribute", "control")
     )
@@ -66,8 +69,13 @@ def variant_groups(config: PersonaConfig, variant: str) -> list[Group]:
 
 def variant_domains(config: PersonaConfig, variant: str) -> list[str]:
     """The domains that get tasks in ``variant`` (the context variant: those with a context
-    phrase), in display order."""
-    return [d for d in domains() if variant != "context" or d in config.context]
+    phrase; the pref variant: those declaring preferences), in display order."""
+    return [
+        d
+        for d in domains()
+        if (variant != "context" or d in config.context)
+        and (variant != PREF or domains()[d].preferences)
+    ]
 
 
 def forward_tasks(config: PersonaConfig | None = None) -> list[tuple[str, str, str]]:
@@ -167,7 +175,9 @@ def shown_order(
 def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any]) -> list[TaskDoc]:
     """All documents of task ``coldbias_{domain}[_{variant}]_{group}``, neutral persona first:
     the neutral user and its replicates, then every value in each of its first P matched
-    phrasings (``coldbias_phrasings``; 0 = all), in every repeat.
+    phrasings (``coldbias_phrasings``; 0 = all), in every repeat. The pref variant asks every
+    value in P × Q cells: cell j states preference j // P (the domain's ``preferences``, in
+    order) in phrasing j % P; its documents' ``phrasing`` is the cell j.
 
     Each doc carries what the filter and the aggregations need (persona, value, phrasing,
     repeat, k, the shown order, the test level) and the provenance of its prompt (catalog and
@@ -182,8 +192,12 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     spec = config.find(group, variant)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
     n_phrasings = config.asked(spec, settings.language, settings.phrasings)
+    # the pref variant: cell j = q × P + p states preference q in phrasing p
+    stated = preference_ids(domain) if variant == PREF else ("",)
     sentences = [(p, 0) for p in personas if p.is_neutral]
-    sentences += [(p, j) for p in personas if not p.is_neutral for j in range(n_phrasings)]
+    sentences += [
+        (p, j) for p in personas if not p.is_neutral for j in range(n_phrasings * len(stated))
+    ]
     settings.check_requests(
         len(sentences) * settings.repeats,
         task_name(domain, group, variant),
@@ -199,7 +213,10 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     ]
     docs = []
     for persona, phrasing in sentences:
-        user = config.describe(persona, variant, domain, settings.language, phrasing, spec)
+        preference = "" if persona.is_neutral else stated[phrasing // n_phrasings]
+        user = config.describe(
+            persona, variant, domain, settings.language, phrasing % n_phrasings, spec, preference
+        )
         persona_id = persona.id if persona.is_neutral else sentence_id(persona.id, phrasing)
         for repeat, shown in enumerate(orders):
             prompt = render_prompt(
@@ -236,6 +253,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
                     value=persona.id,
                     phrasing=phrasing,
                     family=persona.family or "",
+                    preference=preference,
                 )
             )
     return docs

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from coldbias_tasks.core.errors import SettingsError
+from coldbias_tasks.core.errors import PersonaError, SettingsError
 from coldbias_tasks.core.files.yamlio import load_yaml
 from coldbias_tasks.core.resources import DATA_PATH_ENV, data_dir, data_folders
 from coldbias_tasks.core.vocabulary import REVERSE
@@ -33,6 +33,7 @@ __all__ = [
     "TITLE_KINDS",
     "YEAR_RULES",
     "Domain",
+    "Preference",
     "TitleKind",
     "YearRule",
     "answer_keys",
@@ -40,6 +41,8 @@ __all__ = [
     "check_title_kind",
     "domain",
     "domains",
+    "preference_ids",
+    "preference_phrase",
     "read_domain",
 ]
 
@@ -62,7 +65,7 @@ DOMAIN_LIMIT = 64 << 10
 KEYS = (
     "order", "title_column", "title_kind", "schema", "nouns", "catalog", "stratum",
     "exposure_fields", "category_fields", "answer_keys", "year_rule", "reference", "context",
-    "seed_study",
+    "seed_study", "preferences",
 )  # fmt: skip
 _REQUIRED = KEYS[:5]
 _COLUMN_TYPES: dict[str, type] = {"str": str, "int": int, "list": list, "bool": bool}
@@ -83,6 +86,19 @@ def check_title_kind(kind: str, owner: str) -> TitleKind:
             '"institution" for universities) as title_kind in the domain file.'
         )
     return kind  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Preference:
+    """A checkable preference of the pref variant: ``id`` (``action``), the catalog ``field``
+    whose labels decide whether an item matches it (``genres``) and the ``label`` it needs
+    (``Action``); ``phrases``: language → the phrase a user states it with ("an action movie
+    fan"), completing the language's sentence frames like a persona form."""
+
+    id: str
+    field: str
+    label: str
+    phrases: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -122,6 +138,8 @@ class Domain:
     seed_context: str | None = None
     seed_genre_sets: tuple[str, ...] = ()
     source: Path | None = field(default=None, compare=False)
+    #: the pref variant's checkable preferences, by id (empty: no pref variant)
+    preferences: Mapping[str, Preference] = field(default_factory=dict)
 
     @property
     def noun(self) -> str:
@@ -237,6 +255,29 @@ def _seed_study(path: Path, value: object) -> tuple[str | None, tuple[str, ...]]
     )
 
 
+def _preferences(path: Path, value: object, schema: Mapping[str, type]) -> dict[str, Preference]:
+    """The ``preferences`` key: id → {field, label, <language>: phrase …} (English needed)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not value:
+        fix = "write `action: {field: genres, label: Action, en: an action movie fan}`"
+        raise _fail(path, "preferences", "not a mapping of id → {field, label, en}", fix)
+    out: dict[str, Preference] = {}
+    for pid, spec in value.items():
+        key = f"preferences.{pid}"
+        if not isinstance(pid, str) or not _NAME.match(pid) or not isinstance(spec, dict):
+            raise _fail(path, key, f"{pid!r}: {spec!r}",
+                        "use a lower-case id and {field: ..., label: ..., en: ...}")  # fmt: skip
+        spec = dict(spec)
+        name = _text(path, f"{key}.field", spec.pop("field", None))
+        _columns(path, f"{key}.field", (name,), schema)
+        label = _text(path, f"{key}.label", spec.pop("label", None))
+        phrases = _by_language(path, key, spec)
+        out[pid] = Preference(pid, name, label, {c: _text(path, f"{key}.{c}", t)
+                                                 for c, t in phrases.items()})  # fmt: skip
+    return out
+
+
 def read_domain(path: Path, folder: Path | None = None) -> Domain:
     """The domain declared by ``path`` (its name is the file's stem); files it names are
     relative to ``folder`` (default: the folder holding ``domains/``)."""
@@ -308,6 +349,7 @@ def read_domain(path: Path, folder: Path | None = None) -> Domain:
         seed_context=seed_context,
         seed_genre_sets=genre_sets,
         source=path,
+        preferences=_preferences(path, raw.get("preferences"), schema),
     )
 
 
@@ -364,3 +406,37 @@ def category_fields(catalog: str) -> tuple[str, ...]:
     if catalog in known:
         return known[catalog].category_fields
     return tuple(dict.fromkeys(f for d in known.values() for f in d.category_fields))
+
+
+def preference_ids(name: str) -> tuple[str, ...]:
+    """The ids of the pref variant's preferences of domain ``name``, in declared order;
+    PersonaError naming the file and the fix for a domain without any."""
+    spec = domains().get(name)
+    if spec is None or not spec.preferences:
+        file = spec.source if spec else f"data/domains/{name}.yaml"
+        raise PersonaError(
+            f"domain {name!r} declares no preferences; add `preferences: {{action: {{field: "
+            f"genres, label: Action, en: an action movie fan}}}}` to {file} (the pref variant "
+            "asks each value with each preference)."
+        )
+    return tuple(spec.preferences)
+
+
+def preference_phrase(name: str, preference: str, language_name: str, code: str) -> str:
+    """The phrase stating ``preference`` of domain ``name`` in language ``code`` (PersonaError
+    naming the domain file and the fix when it is not declared)."""
+    spec = domains().get(name)
+    found = spec.preferences.get(preference) if spec else None
+    file = spec.source if spec else f"data/domains/{name}.yaml"
+    if found is None:
+        known = ", ".join(spec.preferences) if spec and spec.preferences else "none"
+        raise PersonaError(
+            f"domain {name!r} has no preference {preference!r} (declared: {known}); add it "
+            f"under `preferences:` in {file}."
+        )
+    if code not in found.phrases:
+        raise PersonaError(
+            f"preference {preference!r} of domain {name!r} has no {language_name} phrase; add "
+            f"`{code}: ...` to `preferences.{preference}` in {file}."
+        )
+    return found.phrases[code]

@@ -38,13 +38,14 @@ from coldbias_tasks.core.vocabulary import (
     IMPLICIT_PREFIX,
     INTERSECTION_JOIN,
     NEUTRAL_ID,
+    PREF,
     VARIANTS,
     intersection_name,
     is_replicate_id,
     replicate_id,
 )
 from coldbias_tasks.core.world.confusables import confusable_problem
-from coldbias_tasks.core.world.domains import domains
+from coldbias_tasks.core.world.domains import domains, preference_phrase
 
 __all__ = [
     "PERSONAS_SCHEMA",
@@ -206,11 +207,14 @@ class PersonaConfig:
         language: str = "en",
         phrasing: int = 0,
         group: Group | None = None,
+        preference: str = "",
     ) -> str:
         """The user sentence of ``persona`` in ``phrasing`` (form p // F in frame p % F):
         "I am a new user." / "I am a girl." / "I'd describe myself as a woman. I am an action
         movie fan." / "I am a rock fan." (the neutral user of the context variant) / "I am
-        Emily." The mitigation instruction lives in the prompt template."""
+        Emily." The mitigation instruction lives in the prompt template. The pref variant adds
+        the domain's ``preference`` in the phrasing's frame ("I'd describe myself as a woman.
+        I'd describe myself as an action movie fan."); its neutral user states none."""
         if variant not in VARIANTS:
             raise PersonaError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
         lang = self.language(language)
@@ -226,6 +230,9 @@ class PersonaConfig:
                     f"{lang.name}; phrasing {phrasing} does not exist"
                 )
             text = frames[phrasing % len(frames)].format(forms[phrasing // len(frames)])
+            if variant == PREF:
+                stated = preference_phrase(domain, preference, lang.name, language)
+                text += lang.sentence_gap + frames[phrasing % len(frames)].format(stated)
         if variant == "context":
             if domain not in lang.context:
                 spec = domains().get(domain)

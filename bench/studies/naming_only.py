@@ -4,7 +4,7 @@ the Chinese value. Prints, per seed, the grounded rate, the IOU disparity and it
 coverage mark — with the names files (data/names/) and without them (the grounding before
 issue 41), side by side.
 
-    python bench/naming_only.py
+    python bench/studies/naming_only.py
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.core import vocabulary
 from coldbias_tasks.core.parsing import grounding

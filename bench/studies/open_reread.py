@@ -5,7 +5,7 @@ with the new grounding, and on grounded keys (the rule now), the grounded share 
 (logged → new) and the coverage check (core/measures/coverage.py). Writes
 leaderboards/open/coverage_reread.csv and prints it.
 
-    python bench/open_reread.py
+    python bench/studies/open_reread.py
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from coldbias_tasks.core.measures.coverage import grounded_share
 from coldbias_tasks.core.measures.design import arrange
@@ -28,7 +28,7 @@ from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.parsing.open_answers import record_from_open_answer
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = ROOT / "leaderboards" / "open"
 OUT = RUNS / "coverage_reread.csv"
 
