@@ -15,6 +15,7 @@ task of an installed package with the package's import name, so Inspect's own na
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,10 +25,42 @@ from coldbias_tasks.core.prompting.documents import forward_tasks
 from coldbias_tasks.core.vocabulary import TASK_PREFIX, task_name
 from coldbias_tasks.inspect.tasks import coldbias_task
 
-__all__ = ["ALIAS", "registered", "short_name"]
+__all__ = ["ALIAS", "offline_token_counter", "registered", "short_name"]
 
 #: The namespace the tasks are registered under besides Inspect's own (the package's name).
 ALIAS = "coldbias"
+
+
+def offline_token_counter() -> bool:
+    """Let Inspect's ``mockllm`` run offline: it counts tokens with tiktoken's ``o200k_base``,
+    a file tiktoken downloads on first use. When that file can be neither loaded nor fetched
+    (offline, not cached), a byte-level stand-in is registered under that name, with a warning:
+    ``mockllm``'s token counts are then bytes (they are usage figures, never a coldbias number).
+    Whether the stand-in was registered."""
+    try:
+        import tiktoken
+        import tiktoken.registry
+    except ImportError:
+        return False
+    if "o200k_base" in tiktoken.registry.ENCODINGS:
+        return False
+    try:
+        tiktoken.get_encoding("o200k_base")
+        return False
+    except Exception:  # any failure to fetch or read it: offline, uncached
+        ranks = {bytes([i]): i for i in range(256)}
+        tiktoken.registry.ENCODINGS["o200k_base"] = tiktoken.Encoding(
+            "o200k_base", pat_str=r"[\s\S]", mergeable_ranks=ranks, special_tokens={}
+        )
+        warnings.warn(
+            "tiktoken's o200k_base is not cached and cannot be fetched (offline): mockllm's "
+            "token counts are bytes (set TIKTOKEN_CACHE_DIR to a cached copy for real counts)",
+            stacklevel=2,
+        )
+        return True
+
+
+offline_token_counter()
 
 
 def short_name(domain: str, group: str, variant: str = "plain") -> str:
