@@ -70,9 +70,9 @@ CHARS_PER_TOKEN = 4.0
 #: Qwen2.5-Coder-1.5B leaderboard run (leaderboards/results, R = 2, k 10, 100 items):
 #: 0.071 at R = 2, split into a between-sentence part and sampling noise by the simulation's
 #: repeat scaling (docs/cost.md).
-SD_SENTENCE = 0.064
+SD_SENTENCE = 0.060
 #: Sampling-noise spread of one repeat's phrasing terms (IOU), the remainder of that split.
-SD_NOISE = 0.043
+SD_NOISE = 0.053
 #: Reverse-task answers: tokens per ranked user (a number and a short phrase).
 TOKENS_PER_RANKED_USER = 8
 
