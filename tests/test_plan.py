@@ -89,6 +89,10 @@ def test_bad_task_names_are_refused_with_the_fix(capsys) -> None:
     assert len(err.strip().splitlines()) == 1
     with pytest.raises(SettingsError, match=r"arc_easy.*not a coldbias task"):
         plan.expand_tasks("arc_easy")
+    with pytest.raises(SettingsError, match=r"'coldbias_all' is (a tag|not a coldbias task)"):
+        plan.expand_tasks("coldbias_all")
+    assert plan.expand_tasks("coldbias_movie_gender,coldbias_music_age") == [
+        "coldbias_movie_gender", "coldbias_music_age"]  # fmt: skip
     assert cli.main(["plan", "--tasks", "coldbias_movie", "--metadata", "{nope"]) == 1
     assert cli.main(["plan", "--tasks", "coldbias_movie", "--k", "0", "--no-tokenizer"]) == 1
 

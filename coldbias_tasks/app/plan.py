@@ -49,6 +49,7 @@ from coldbias_tasks.core.vocabulary import (
     is_replicate_id,
     parse_task_name,
 )
+from coldbias_tasks.core.world.domains import domains as declared_domains
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -164,21 +165,24 @@ def expand_tasks(tasks: str, folder: str | None = None) -> list[str]:
             )
     check_task_names(",".join(names), [root])
     groups, known = _groups(root), task_names(root)
+    domains = declared_domains()
     out: list[str] = []
 
     def add(name: str) -> None:
         if name in groups:
             for member in groups[name]:
                 add(member)
-        elif name in known and name not in out:
+        elif parse_task_name(name)[0] not in domains:
+            raise SettingsError(
+                f"--tasks: {name!r} is a tag, not a task or group; name its groups instead "
+                "(coldbias_movie, coldbias_music, coldbias_college)."
+            )
+        elif name not in out:
             out.append(name)
 
     for name in names:
-        if name not in groups and name not in known:
-            continue
-        add(name)
-        if not out:
-            raise SettingsError(f"--tasks: {name!r} is a tag; name its groups or tasks instead.")
+        if name in groups or name in known:
+            add(name)
     return out
 
 
