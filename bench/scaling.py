@@ -5,19 +5,20 @@ n_items, phrasings, repeats and k, side by side in one run (BENCHMARKS.md "Scali
     python bench/scaling.py --markdown bench/scaling.json      # the table of a saved run
     python bench/scaling.py --dry-run                          # the configs and their plans
 
-One engine (the bundled Qwen2.5-Coder-0.5B-Instruct in vLLM on this CPU, the settings of
-``coldbias plan --calibrate``: this CPU's dtype, prefix caching with 32-token blocks, eager,
-context 8192) answers the real chat-templated prompts of ``coldbias_movie_gender`` (2 values,
-no replicates, temperature 0.7, ``max_gen_toks`` sized by ``coldbias eval``) for each config in
-one batch, the prefix cache reset before each. The base config is n_items 100, phrasings 2,
-repeats 2, k 10; each axis varies one setting (n_items 100/250/500, phrasings 2/6/12, repeats
+One engine (the bundled Qwen2.5-Coder-0.5B-Instruct in vLLM on this CPU, the settings of ``coldbias
+plan --calibrate``: this CPU's dtype, prefix caching with 32-token blocks, eager, context 8192)
+answers the real chat-templated prompts of ``coldbias_movie_gender`` (2 values, no replicates,
+temperature 0.7, ``max_gen_toks`` sized by ``coldbias eval``) for each config in one batch, the
+prefix cache reset before each; no config starts after ``--budget-s`` (660 s: the grid is then
+reduced, and the output says which configs were not run). The base config is n_items 100, phrasings
+2, repeats 2, k 10; each axis varies one setting (n_items 100/250/500, phrasings 2/6/12, repeats
 1/2/4, k 5/10/20), the base run counted once. Per config: seconds in ``LLM.generate``, prompts,
-prompt tokens, those served from the prefix cache (vLLM's ``prefix_cache_hits``), computed
-prefill, generated tokens, hit rate, and ``coldbias plan``'s prediction of the computed prefill
-and decode tokens. Per axis: each figure's ratio to the axis's first value and its fitted growth
-exponent (log-log slope: 1 = linear). Over all configs: the fit seconds = a + b·(computed
-prefill) + c·(generated tokens), whose rates ``--write-calibration`` caches for ``coldbias
-plan``. The CPU flags and load are saved with the figures.
+prompt tokens, those served from the prefix cache (vLLM's ``prefix_cache_hits``), computed prefill,
+generated tokens, hit rate, and ``coldbias plan``'s prediction of the computed prefill and decode
+tokens. Per axis: each figure's ratio to the axis's first value and its fitted growth exponent
+(log-log slope: 1 = linear). Over all configs: the fit seconds = a + b·(computed prefill) +
+c·(generated tokens), whose rates ``--write-calibration`` caches for ``coldbias plan``. The CPU
+flags and load are saved with the figures.
 """
 
 from __future__ import annotations
@@ -83,8 +84,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     counter = TokenCounter()
     warm = build_docs(DOMAIN, GROUP, "plain", metadata({**BASE, "n_items": 20, "repeats": 1}))
     run_batch(llm, chat_prompts(llm, [d.prompt for d in warm[:2]]), 8)  # warm-up, not counted
-    rows = []
+    rows, skipped = [], []
     for cfg in configs():
+        if time.perf_counter() - started > args.budget_s:  # keep the run within its budget
+            skipped.append(cfg)
+            print(f"[scaling] {_label(cfg)}: skipped (over {args.budget_s:.0f} s)", flush=True)
+            continue
         meta = metadata(cfg)
         docs = build_docs(DOMAIN, GROUP, "plain", meta)
         llm.reset_prefix_cache()
@@ -116,6 +121,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "engine_start_s": engine_s,
         "token_counting": counter.method,
         "rows": rows,
+        "skipped": skipped,
         "total_s": time.perf_counter() - started,
     }
 
@@ -160,8 +166,12 @@ def markdown(out: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     slopes = []
-    for axis, values in AXES.items():
-        series = [find[tuple(sorted({**BASE, axis: v}.items()))] for v in values]
+    for axis, all_values in AXES.items():
+        keys = [tuple(sorted({**BASE, axis: v}.items())) for v in all_values]
+        values = [v for v, key in zip(all_values, keys) if key in find]
+        series = [find[key] for key in keys if key in find]
+        if len(series) < 2:
+            continue
         first = series[0]
         for v, r in zip(values, series):
             lines.append(
@@ -180,6 +190,9 @@ def markdown(out: dict[str, Any]) -> str:
             + " |"
         )
     fit = fit_rates(rows)
+    if out.get("skipped"):
+        lines += ["", "Not run (over the time budget): "
+                  + "; ".join(_label(c) for c in out["skipped"]) + "."]  # fmt: skip
     lines += [
         "",
         "Fitted growth (log-log slope over the axis: 1 = linear, 0 = flat):",
@@ -197,7 +210,7 @@ def markdown(out: dict[str, Any]) -> str:
 
 def write_calibration(out: dict[str, Any]) -> Path:
     """Cache the fitted rates as this machine's calibration for ``coldbias plan``."""
-    from coldbias_tasks.app.calibrate import Throughput, _machine_key, calibration_file
+    from coldbias_tasks.app.calibrate import Throughput, machine_key, calibration_file
 
     fit = fit_rates(out["rows"])
     rate = Throughput(
@@ -207,7 +220,7 @@ def write_calibration(out: dict[str, Any]) -> Path:
     )  # fmt: skip
     path = calibration_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"machine": _machine_key(), "throughput": rate.as_dict()}))
+    path.write_text(json.dumps({"machine": machine_key(), "throughput": rate.as_dict()}))
     return path
 
 
@@ -217,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the run's figures here")
     ap.add_argument("--markdown", type=Path, help="print the table of a JSON written earlier")
     ap.add_argument("--dry-run", action="store_true", help="the configs and their plans only")
+    ap.add_argument(
+        "--budget-s",
+        type=float,
+        default=660.0,
+        help="start no config after this many seconds (a reduced grid, said so)",
+    )
     ap.add_argument("--write-calibration", action="store_true",
                     help="cache the fitted rates for coldbias plan")  # fmt: skip
     args = ap.parse_args(argv)

@@ -117,7 +117,7 @@ def test_a_calibration_of_another_machine_is_ignored(tmp_path: Path) -> None:
 
     path = tmp_path / "calibration.json"
     rate = Throughput("this machine", 500.0, 150.0, 60.0, "calibrated")
-    path.write_text(json.dumps({"machine": calibrate._machine_key(), "throughput": rate.as_dict()}))
+    path.write_text(json.dumps({"machine": calibrate.machine_key(), "throughput": rate.as_dict()}))
     assert load_calibration(path) == rate
     path.write_text(json.dumps({"machine": "another CPU", "throughput": rate.as_dict()}))
     assert load_calibration(path) is None

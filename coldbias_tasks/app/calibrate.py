@@ -31,6 +31,7 @@ __all__ = [
     "chat_prompts",
     "load_calibration",
     "load_engine",
+    "machine_key",
     "run_batch",
 ]
 
@@ -100,7 +101,8 @@ def calibration_file() -> Path:
     return cache_dir() / "calibration.json"
 
 
-def _machine_key() -> str:
+def machine_key() -> str:
+    """The CPU model and usable cores: a calibration holds for this key only."""
     cpu = cpu_info()
     return f"{cpu.model}, {cpu.cores} cores"
 
@@ -111,7 +113,7 @@ def load_calibration(path: Path | None = None) -> Throughput | None:
     path = path or calibration_file()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("machine") != _machine_key():
+        if data.get("machine") != machine_key():
             return None
         rate = Throughput(**data["throughput"])
         if rate.prefill_tps <= 0 or rate.decode_tps <= 0:
@@ -212,7 +214,7 @@ def calibrate(path: Path | None = None) -> Throughput:
     path = path or calibration_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {
-        "machine": _machine_key(),
+        "machine": machine_key(),
         "throughput": rate.as_dict(),
         "prefill": asdict(prefill),
         "decode": asdict(decode),

@@ -283,7 +283,8 @@ def check_inputs(args: Sequence[str]) -> list[str]:
     hours = largest * SECONDS_PER_REQUEST / 3600
     return [
         f"the largest task named sends up to {largest:,} requests, about {hours:,.1f} h at "
-        f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (a group: that for each task)"
+        f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (a group: that for each task; "
+        "`coldbias plan` prints the run's tokens and time)"
     ]
 
 
