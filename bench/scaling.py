@@ -210,7 +210,7 @@ def markdown(out: dict[str, Any]) -> str:
 
 def write_calibration(out: dict[str, Any]) -> Path:
     """Cache the fitted rates as this machine's calibration for ``coldbias plan``."""
-    from coldbias_tasks.app.calibrate import Throughput, machine_key, calibration_file
+    from coldbias_tasks.app.calibrate import Throughput, calibration_file, machine_key
 
     fit = fit_rates(out["rows"])
     rate = Throughput(
