@@ -143,3 +143,18 @@ def test_the_tokenizer_counts_what_the_model_sees() -> None:
     ]
     exact = sum(len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts)
     assert abs(p.prefill - exact) <= 2 * p.prompts
+
+
+@pytest.mark.slow
+def test_calibration_measures_this_machine_with_the_bundled_model(tmp_path: Path) -> None:
+    """The real engine: the bundled 0.5B in vLLM (minutes on a CPU)."""
+    pytest.importorskip("vllm")
+    from coldbias_tasks.app.calibrate import calibrate
+
+    path = tmp_path / "calibration.json"
+    rate = calibrate(path)
+    assert rate.prefill_tps > 0 and rate.decode_tps > 0 and rate.start_s > 0
+    assert load_calibration(path) == rate
+    record = json.loads(path.read_text())
+    assert record["prefill"]["generated_tokens"] == record["prefill"]["requests"]  # 1 token each
+    assert record["decode"]["cached_tokens"] > 0  # the second pass reads the prefix cache
