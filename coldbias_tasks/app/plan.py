@@ -374,8 +374,8 @@ def render(plan: Plan, label: str) -> str:
     """The printed plan."""
     s = plan.settings
     lines = [
-        f"coldbias plan: {label} ({len(plan.tasks)} tasks); n_items {s.n_items}, k {s.k}, "
-        f"repeats {s.repeats}, replicates {s.replicates}, phrasings "
+        f"coldbias plan: {label} ({len(plan.tasks)} task{'s' * (len(plan.tasks) != 1)}); "
+        f"n_items {s.n_items}, k {s.k}, repeats {s.repeats}, replicates {s.replicates}, phrasings "
         f"{s.phrasings or 'all'}; no model loaded",
         f"tokens {plan.counting}",
         "",
