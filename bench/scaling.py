@@ -208,11 +208,14 @@ def markdown(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_calibration(out: dict[str, Any]) -> Path:
-    """Cache the fitted rates as this machine's calibration for ``coldbias plan``."""
+def write_calibration(out: dict[str, Any]) -> Path | None:
+    """Cache the fitted rates as this machine's calibration for ``coldbias plan``; None (nothing
+    written) when the fit gives no positive finite rates (too few or too alike configs)."""
     from coldbias_tasks.app.calibrate import Throughput, calibration_file, machine_key
 
     fit = fit_rates(out["rows"])
+    if not all(math.isfinite(fit[k]) and fit[k] > 0 for k in ("prefill_tps", "decode_tps")):
+        return None
     rate = Throughput(
         "this machine", fit["prefill_tps"], fit["decode_tps"], out["engine_start_s"],
         f"calibrated {time.strftime('%Y-%m-%d')} by bench/scaling.py: bundled 0.5B, vLLM "
@@ -254,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(out, indent=2))
     print(markdown(out))
     if args.write_calibration:
-        print(f"[scaling] calibration cached in {write_calibration(out)}")
+        path = write_calibration(out)
+        none = "[scaling] no calibration written: the fit gives no positive finite rates"
+        print(f"[scaling] calibration cached in {path}" if path else none)
     return 0
 
 

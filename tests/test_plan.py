@@ -121,6 +121,9 @@ def test_a_calibration_of_another_machine_is_ignored(tmp_path: Path) -> None:
     assert load_calibration(path) == rate
     path.write_text(json.dumps({"machine": "another CPU", "throughput": rate.as_dict()}))
     assert load_calibration(path) is None
+    nan = {**rate.as_dict(), "decode_tps": float("nan")}
+    path.write_text(json.dumps({"machine": calibrate.machine_key(), "throughput": nan}))
+    assert load_calibration(path) is None
     path.write_text("{broken")
     assert load_calibration(path) is None
 

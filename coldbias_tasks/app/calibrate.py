@@ -13,6 +13,7 @@ core count is ignored. :func:`run_batch` and :func:`load_engine` also serve benc
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -116,7 +117,7 @@ def load_calibration(path: Path | None = None) -> Throughput | None:
         if data.get("machine") != machine_key():
             return None
         rate = Throughput(**data["throughput"])
-        if rate.prefill_tps <= 0 or rate.decode_tps <= 0:
+        if not all(math.isfinite(x) and x > 0 for x in (rate.prefill_tps, rate.decode_tps)):
             return None
         return rate
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
