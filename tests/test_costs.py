@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from coldbias_tasks.lmeval.documents import build_docs
 
 from coldbias_tasks.core.errors import PersonaError, SettingsError
 from coldbias_tasks.core.measures.costs import summarize_costs, utility_gap
 from coldbias_tasks.core.measures.failure import failed, failure_kinds
 from coldbias_tasks.core.measures.item_quality import item_facts, item_quality
 from coldbias_tasks.core.measures.preference import matching_items, preference_served
+from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.records import AnswerRecord, TaskDoc
 from coldbias_tasks.core.result import task_result
 from coldbias_tasks.core.world.domains import domain, read_domain

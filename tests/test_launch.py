@@ -102,3 +102,63 @@ def test_demo_removes_only_the_previous_runs_outputs(tmp_path: Path, capsys) -> 
     assert "removing the previous demo run" in capsys.readouterr().out
     _remove_previous_run(tmp_path)  # nothing left: silent
     assert capsys.readouterr().out == ""
+
+
+def _lm_eval_config(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> object:
+    """lm-eval's own EvaluatorConfig for ``coldbias eval argv`` (its CLI parser, no model)."""
+    from lm_eval._cli import HarnessCLI
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+
+    monkeypatch.setattr("sys.argv", ["lm_eval", *launch.prepare(argv).argv])
+    return EvaluatorConfig.from_cli(HarnessCLI().parse_args())
+
+
+def test_vllm_runs_batched_and_served_models_concurrent_by_default(monkeypatch) -> None:
+    base = ["--model_args", "pretrained=x", "--tasks", "coldbias_movie_gender"]
+    cfg = _lm_eval_config(["--model", "vllm", *base], monkeypatch)
+    assert cfg.batch_size == "auto"
+    # the user's choice stands
+    given = _lm_eval_config(["--model", "vllm", "--batch_size=8", *base], monkeypatch)
+    assert str(given.batch_size) == "8"
+    served = ["--model", "local-chat-completions", "--model_args", "base_url=http://h/v1",
+              "--tasks", "coldbias_movie_gender"]  # fmt: skip
+    cfg = _lm_eval_config(served, monkeypatch)
+    assert int(cfg.model_args["num_concurrent"]) == launch.SERVED_CONCURRENCY
+    served[3] = "base_url=http://h/v1,num_concurrent=3"
+    assert int(_lm_eval_config(served, monkeypatch).model_args["num_concurrent"]) == 3
+    # other backends: lm-eval's default
+    assert launch.prepare(["--model", "hf", *base]).argv.count("--batch_size") == 0
+
+
+def test_vllm_at_batch_size_one_is_warned_with_the_fix() -> None:
+    base = ["--model", "vllm", "--model_args", "pretrained=x", "--tasks", "coldbias_movie_gender"]
+    (warning,) = [n for n in launch.prepare([*base, "--batch_size", "1"]).notes if "warning" in n]
+    assert "one answer at a time" in warning and "--batch_size auto" in warning
+    assert "\n" not in warning
+    assert not [n for n in launch.prepare([*base, "--batch_size", "auto"]).notes if "warning" in n]
+
+
+def test_coldbias_eval_records_batch_size_auto_in_lm_evals_results(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """``coldbias eval --model vllm`` without ``--batch_size``, through lm-eval's CLI and
+    evaluator in this process; the synthetic recommender stands in for the vLLM engine only
+    (the model lookup), so the results file is lm-eval's own."""
+    import lm_eval.api.registry
+
+    from tests.synthetic import SyntheticRecommender
+
+    real = lm_eval.api.registry.get_model
+    monkeypatch.setattr(
+        lm_eval.api.registry, "get_model",
+        lambda name: SyntheticRecommender if name == "vllm" else real(name),
+    )  # fmt: skip
+    out = tmp_path / "out"
+    meta = {"coldbias_n_items": 20, "coldbias_k": 3, "coldbias_repeats": 2}
+    code = cli.main(
+        ["eval", "--model", "vllm", "--model_args", "seed=1", "--tasks", "coldbias_music_physics",
+         "--metadata", json.dumps(meta), "--output_path", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    (results_file,) = out.rglob("results_*.json")
+    assert json.loads(results_file.read_text())["config"]["batch_size"] == "auto"

@@ -3,6 +3,8 @@
 - ``coldbias eval ARGS...``: lm_eval with the coldbias tasks and defaults (:mod:`.launch`);
 - ``coldbias demo``: the offline end-to-end demo on a real small model (:mod:`.demo`);
 - ``coldbias doctor``: this machine's CPU, dtype, backends and the demo's time (:mod:`.doctor`);
+- ``coldbias plan --tasks T``: a run's prompts, tokens, time and MDE, no model loaded
+  (:mod:`.plan`);
 - ``coldbias serve MODEL``: ``vllm serve`` with the flags coldbias needs (:mod:`.serve`);
 - ``coldbias tasks-dir``: print the folder to pass to ``lm_eval --include_path``;
 - ``coldbias tasks {install,uninstall,status,dir}``: the tasks inside lm-eval's own task folder
@@ -32,11 +34,13 @@ from coldbias_tasks.core.resources import tasks_dir
 __all__ = ["main"]
 
 USAGE = """usage: coldbias {eval,demo,doctor,serve,tasks,tasks-dir,templates,report,leaderboard,
-                eee,import-seed-study} ...
+                eee,import-seed-study,plan} ...
 
   eval ARGS...        lm_eval ARGS... with coldbias tasks and defaults (see README)
   demo [--backend B]  offline end-to-end demo on a real small model (vllm if installed, else hf)
   doctor              what this machine can run (CPU flags, dtype, backends) and the demo's time
+  plan --tasks T      what a run costs before it starts (prompts, tokens, time here and on GPUs,
+                      the MDE), no model loaded; --calibrate measures this machine once
   serve MODEL         vllm serve MODEL with the flags coldbias needs (docs/serving.md)
   tasks install       copy the tasks into lm-eval's task folder: plain `lm_eval --tasks
                       coldbias_movie` then works from any folder (idempotent)
@@ -140,6 +144,7 @@ def _log_traceback(command: str) -> str | None:
 #: use, so ``coldbias report`` never imports lm-eval or torch)
 _COMMANDS = {
     "doctor": ("coldbias_tasks.app.doctor", "main"),
+    "plan": ("coldbias_tasks.app.plan", "main"),
     "serve": ("coldbias_tasks.app.serve", "main"),
     "demo": ("coldbias_tasks.app.demo", "main"),
     "report": ("coldbias_tasks.app.commands", "report_command"),

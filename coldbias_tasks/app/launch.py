@@ -3,7 +3,10 @@
 ``coldbias eval ARGS...`` = ``lm_eval ARGS...`` with the package's tasks dir as
 ``--include_path`` and, unless given: ``--apply_chat_template``, ``--log_samples``,
 ``--output_path runs/``, for ``--model hf`` a ``max_length`` that fits a 500-item catalog, for
-``--model hf|vllm`` the machine's dtype (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
+``--model hf|vllm`` the machine's dtype (:func:`~coldbias_tasks.app.machine.choose_dtype`), for
+``--model vllm`` ``--batch_size auto`` (lm-eval's default of 1 makes vLLM generate one answer at
+a time: measured 8.1× slower, BENCHMARKS.md; an explicit 1 gets a warning with the fix), for the
+served backends ``num_concurrent`` = :data:`SERVED_CONCURRENCY` requests in flight, and
 when every task is a coldbias task a ``max_gen_toks`` sized for the run's k and catalog. The
 served backends ``local-chat-completions``, ``local-completions`` and
 ``openai-chat-completions`` run as their coldbias subclasses (:mod:`coldbias_tasks.lmeval.served`:
@@ -41,7 +44,9 @@ from coldbias_tasks.core.world.domains import domains as declared_domains
 
 __all__ = [
     "HF_MAX_LENGTH",
+    "SERVED_CONCURRENCY",
     "Launch",
+    "batching_defaults",
     "check_chat_template",
     "check_inputs",
     "check_task_names",
@@ -55,6 +60,15 @@ __all__ = [
 
 #: HF backend context for a 500-item catalog prompt (~6–7k tokens) plus a 512-token answer.
 HF_MAX_LENGTH = 8192
+#: Requests in flight to a served model unless ``num_concurrent`` is given (lm-eval's default is
+#: 1: one request at a time; a vLLM or SGLang server batches the concurrent ones, docs/serving.md).
+SERVED_CONCURRENCY = 16
+#: The warning for a vLLM run at batch size 1 (generation measured 169 s vs 20.9 s with ``auto``
+#: on 52 requests, issue 44).
+VLLM_BATCH_ONE = (
+    "warning: --batch_size {size} makes vLLM generate one answer at a time (measured 8.1× "
+    "slower than batched); use --batch_size auto"
+)
 
 
 def _has(argv: Sequence[str], flag: str) -> bool:
@@ -269,8 +283,32 @@ def check_inputs(args: Sequence[str]) -> list[str]:
     hours = largest * SECONDS_PER_REQUEST / 3600
     return [
         f"the largest task named sends up to {largest:,} requests, about {hours:,.1f} h at "
-        f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (a group: that for each task)"
+        f"{SECONDS_PER_REQUEST} s per request on a 2-core CPU (a group: that for each task; "
+        "`coldbias plan` prints the run's tokens and time)"
     ]
+
+
+def batching_defaults(args: list[str], backend: str | None) -> list[str]:
+    """Batch by default: ``--batch_size auto`` for ``--model vllm`` and ``num_concurrent`` =
+    :data:`SERVED_CONCURRENCY` in the model args of a served backend (lm-eval's name or
+    coldbias' subclass), unless given. Edits ``args``; returns the notes (a warning when vLLM
+    is asked to run at batch size 1)."""
+    notes: list[str] = []
+    if backend == "vllm":
+        size = _value(args, "--batch_size")
+        if size is None:
+            args += ["--batch_size", "auto"]
+            notes.append("--batch_size auto: vLLM batches every request (override: --batch_size N)")
+        elif size.strip() == "1":
+            notes.append(VLLM_BATCH_ONE.format(size=size))
+    served = set(SERVED_BACKENDS) | set(SERVED_BACKENDS.values())
+    if backend in served and "num_concurrent" not in _model_args(args):
+        _add_model_arg(args, "num_concurrent", str(SERVED_CONCURRENCY))
+        notes.append(
+            f"num_concurrent={SERVED_CONCURRENCY} requests in flight (override: --model_args "
+            "num_concurrent=N)"
+        )
+    return notes
 
 
 @dataclass
@@ -325,6 +363,7 @@ def prepare(argv: Sequence[str]) -> Launch:
     if not _has(args, "--output_path"):
         args += ["--output_path", "runs"]
     backend = _value(args, "--model")
+    notes += batching_defaults(args, backend)
     if backend in SERVED_BACKENDS:
         _set_value(args, "--model", SERVED_BACKENDS[backend])
         notes.append(

@@ -9,8 +9,8 @@ sentence (v, p) over its repeats (answers without a utility left out) and the ga
 is the phrasing-controlled contrast of :mod:`.contrast` (signed at two values, the spread over
 pairs at more; within-phrasing relabelling test, delete-one-phrasing jackknife with t(P − 1),
 MDE, "underpowered"), with every pair of values tested and Holm over the pairs. In a pref task
-a "phrasing" is a phrasing × preference cell (:func:`~coldbias_tasks.lmeval.documents.build_docs`),
-so each value is compared with the others stating the same preference in the same words.
+a "phrasing" is a phrasing × preference cell
+(:func:`~coldbias_tasks.core.prompting.documents.build_docs`), so each value is compared with the others stating the same preference in the same words.
 """
 
 from __future__ import annotations

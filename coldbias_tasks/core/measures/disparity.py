@@ -64,6 +64,7 @@ __all__ = [
     "disparity_from_tensor",
     "divergence_tensor",
     "frame_pair_terms",
+    "planned_mde",
     "relabellings",
     "undefined",
     "weighted_disparity",
@@ -334,3 +335,27 @@ DISPARITY = register(Measure(
     interval_method="Student t with P − 1 degrees of freedom (P phrasings), clipped to [−1, 1]",
     order=10,
 ))  # fmt: skip
+
+
+def planned_mde(
+    n_values: int,
+    n_phrasings: int,
+    n_repeats: int,
+    alpha: float,
+    sd_sentence: float,
+    sd_noise: float,
+) -> float:
+    """The disparity (divergence units) a design of ``n_values`` values in ``n_phrasings``
+    phrasings and ``n_repeats`` repeats detects with 80 % power at ``alpha``, before any
+    answer exists: :func:`~coldbias_tasks.core.stats.estimate.mde` with P − 1 df of the
+    phrasing-jackknife SE expected from a spread of the phrasing terms of ``sd_sentence``
+    (between sentences, not reduced by repeats) and ``sd_noise`` (sampling noise of one repeat):
+    SE = √((sd_sentence² + sd_noise² / R) / P). ``inf`` when the relabelling test cannot
+    reach α ((V!)^(P−1) labellings < 1/α: "underpowered"); NaN below 2 values, 2 phrasings or
+    1 repeat."""
+    if n_values < 2 or n_phrasings < 2 or n_repeats < 1:
+        return NAN
+    if math.factorial(n_values) ** (n_phrasings - 1) * alpha < 1:
+        return math.inf
+    se = math.sqrt((sd_sentence**2 + sd_noise**2 / n_repeats) / n_phrasings)
+    return mde(se, n_phrasings - 1, alpha)

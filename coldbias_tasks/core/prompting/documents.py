@@ -38,12 +38,14 @@ __all__ = [
     "DEFAULTS",
     "TEMPERATURE",
     "Settings",
+    "answer_list_tokens",
     "build_docs",
     "build_reverse_docs",
     "domain_budget",
     "forward_tasks",
     "generation_budget",
     "shown_order",
+    "shown_titles",
     "subset",
     "variant_domains",
     "variant_groups",
@@ -136,18 +138,33 @@ def generation_budget(titles: Sequence[str], k: int) -> int:
     """
     if not titles or k < 1:
         return PREAMBLE_TOKENS
-    mean = sum(len(t) for t in titles) / len(titles)
-    tokens = PREAMBLE_TOKENS + k * (mean + LINE_OVERHEAD_CHARS) / CHARS_PER_TOKEN * BUDGET_MARGIN
+    tokens = PREAMBLE_TOKENS + answer_list_tokens(titles, k) * BUDGET_MARGIN
     return 16 * math.ceil(tokens / 16 - 1e-9)
+
+
+def answer_list_tokens(titles: Sequence[str], k: int) -> float:
+    """Expected tokens of the list part of a complete answer of ``k`` titles picked from
+    ``titles``: k × (mean title length + :data:`LINE_OVERHEAD_CHARS`) / :data:`CHARS_PER_TOKEN`
+    (0 for no titles or k < 1). A whole answer adds :data:`PREAMBLE_TOKENS` at most."""
+    if not titles or k < 1:
+        return 0.0
+    mean = sum(len(t) for t in titles) / len(titles)
+    return k * (mean + LINE_OVERHEAD_CHARS) / CHARS_PER_TOKEN
 
 
 def domain_budget(domain: str, metadata: Mapping[str, Any]) -> int:
     """:func:`generation_budget` for the catalog items a task of ``domain`` shows with these
     ``coldbias_*`` settings (the subset, the user's catalog, k).
     """
+    return generation_budget(shown_titles(domain, metadata), Settings.from_metadata(metadata).k)
+
+
+def shown_titles(domain: str, metadata: Mapping[str, Any]) -> list[str]:
+    """The titles of the catalog subset a task of ``domain`` shows with these settings (in
+    catalog order)."""
     catalog, settings = _catalog_and_settings(domain, metadata)
     items = subset(catalog, settings.n_items, settings.seed, _stratum(domain))
-    return generation_budget([catalog.titles[i] for i in items], settings.k)
+    return [catalog.titles[i] for i in items]
 
 
 def _stratum(domain: str) -> str | None:
