@@ -10,7 +10,8 @@ is the phrasing-controlled contrast of :mod:`.contrast` (signed at two values, t
 pairs at more; within-phrasing relabelling test, delete-one-phrasing jackknife with t(P − 1),
 MDE, "underpowered"), with every pair of values tested and Holm over the pairs. In a pref task
 a "phrasing" is a phrasing × preference cell
-(:func:`~coldbias_tasks.core.prompting.documents.build_docs`), so each value is compared with the others stating the same preference in the same words.
+(:func:`~coldbias_tasks.core.prompting.documents.build_docs`), so each value is compared with
+the others stating the same preference in the same words.
 """
 
 from __future__ import annotations
