@@ -139,6 +139,7 @@ def _yaml_keys(path: Path) -> set[str]:
 def test_the_card_table_names_exactly_the_keys_the_task_yamls_list() -> None:
     tasks = ROOT / "tasks"
     templates = [tasks / "_coldbias_template_yaml", tasks / "_coldbias_open_template_yaml",
+                 tasks / "_coldbias_pref_template_yaml",
                  tasks / "reverse" / "_reverse_yaml"]  # fmt: skip
     listed = set().union(*(_yaml_keys(p) for p in templates))
     documented = _table_keys()

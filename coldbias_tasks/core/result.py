@@ -32,7 +32,7 @@ from coldbias_tasks.core.measures.reverse import ReverseSummary, summarize_rever
 from coldbias_tasks.core.measures.summary import AnswersSummary, summarize_answers
 from coldbias_tasks.core.records import AnswerRecord, UserRankRecord
 from coldbias_tasks.core.stats.estimate import DEGENERATE, Estimate, with_verdict
-from coldbias_tasks.core.vocabulary import OPEN
+from coldbias_tasks.core.vocabulary import OPEN, PREF
 
 __all__ = ["TaskResult", "task_metrics", "task_result"]
 
@@ -45,11 +45,14 @@ def task_metrics(
     """The lm-eval metrics of one task (its YAML's ``metric_list``), key → :class:`LmKey`: a
     reverse task's; a control group's forward task drops the measures without ``controls``;
     an open task (no catalog shown) lists the open-only measures and none of the catalog-only
-    ones, a catalog task none of the open-only ones."""
+    ones, a catalog task none of the open-only ones, and only a pref task the pref-only ones
+    (a stated preference: undefined elsewhere)."""
     if reverse:
         return lm_keys(reverse=True)
-    dropped = "catalog" if variant == OPEN else "open"
-    return {k: lk for k, lk in lm_keys(control=control).items() if lk.measure.protocol != dropped}
+    dropped = {"catalog", "pref"} if variant == OPEN else {"open"} if variant == PREF else {
+        "open", "pref"}  # fmt: skip
+    return {k: lk for k, lk in lm_keys(control=control).items()
+            if lk.measure.protocol not in dropped}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ def task_result(
 ) -> TaskResult:
     """The result of one task's answers (module docstring). ``control``: the task is a control
     group's (default: read from the records); ``variant``: its prompt variant (default: "open"
-    when the answers carry grounding keys, else "plain"); ``catalog`` / ``catalog_sha256``: the
+    when the answers carry grounding keys, "pref" when they carry a stated preference, else
+    "plain"); ``catalog`` / ``catalog_sha256``: the
     items' catalog and its hash at run time (diversity; see
     :func:`~coldbias_tasks.core.measures.summary.summarize_answers`)."""
     records = list(records)
@@ -132,7 +136,11 @@ def task_result(
     forward: list[AnswerRecord] = records  # type: ignore[assignment]
     is_control = _is_control(forward) if control is None else control
     if variant is None:
-        variant = OPEN if any(r.keys for r in forward) else "plain"
+        variant = (
+            OPEN if any(r.keys for r in forward)
+            else PREF if any(r.preference for r in forward)
+            else "plain"
+        )  # fmt: skip
     summary = summarize_answers(forward, catalog=catalog, catalog_sha256=catalog_sha256)
     if is_control:  # control sentences are not values of one attribute
         summary = replace(

@@ -30,6 +30,7 @@ from coldbias_tasks.core.vocabulary import (
     ANSWER_KEY,
     FILTER_NAME,
     OPEN,
+    PREF,
     TASK_VERSION,
     VARIANTS,
     group_name,
@@ -131,12 +132,17 @@ def _reverse_template() -> str:
     return shared.replace("metric_list:", generation + "metric_list:")
 
 
-def _open_template() -> str:
-    """``tasks/_coldbias_open_template_yaml``: the shared template with an open task's metrics
-    (the grounding rates, none of the catalog-only ones)."""
+#: Variants whose tasks list metrics of their own (a template and domain templates each).
+_OWN = (OPEN, PREF)
+
+
+def _variant_template(variant: str) -> str:
+    """``tasks/_coldbias_<variant>_template_yaml``: the shared template with the metrics of an
+    open task (the grounding rates, none of the catalog-only ones) or a pref task (the gaps
+    that need a stated preference)."""
     return (
         HEADER + "include: _coldbias_template_yaml\n"
-        f"metric_list:\n{_metric_list(task_metrics(variant=OPEN))}"
+        f"metric_list:\n{_metric_list(task_metrics(variant=variant))}"
     )
 
 
@@ -146,7 +152,7 @@ def _domain_template(domain: str, variant: str = "plain") -> str:
     default settings (k = 20, whole catalog; ``coldbias eval`` resizes it for the run's own k
     and catalog).
     """
-    shared = "_coldbias_open_template_yaml" if variant == OPEN else "_coldbias_template_yaml"
+    shared = f"_coldbias_{variant}_template_yaml" if variant in _OWN else "_coldbias_template_yaml"
     return (
         HEADER + f"include: ../{shared}\n"
         "generation_kwargs:\n"
@@ -188,8 +194,9 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
     declared = list(domains())
     files = {"_coldbias_template_yaml": _template()}
     files |= {f"{domain}/_{domain}_yaml": _domain_template(domain) for domain in declared}
-    files["_coldbias_open_template_yaml"] = _open_template()
-    files |= {f"{d}/_{d}_open_yaml": _domain_template(d, OPEN) for d in declared}
+    for variant in _OWN:
+        files[f"_coldbias_{variant}_template_yaml"] = _variant_template(variant)
+        files |= {f"{d}/_{d}_{variant}_yaml": _domain_template(d, variant) for d in declared}
     for variant in VARIANTS:
         names = variant_domains(config, variant)
         groups = variant_groups(config, variant)
@@ -200,7 +207,7 @@ def expected_files(personas: str | Path | None = None) -> dict[str, str]:
                 name = task_name(domain, key, variant)
                 if group.counted or group.kind == "implicit":
                     members.append(name)
-                shared = f"_{domain}_open_yaml" if variant == OPEN else f"_{domain}_yaml"
+                shared = f"_{domain}_{variant}_yaml" if variant in _OWN else f"_{domain}_yaml"
                 files[f"{domain}/{name}.yaml"] = (
                     HEADER + f"include: {shared}\n"
                     f"task: {name}\n"

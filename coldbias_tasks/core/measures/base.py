@@ -46,8 +46,9 @@ __all__ = [
 
 Scope = Literal["similarity", "task", "reverse"]
 #: Which forward tasks list a measure: both protocols, catalog tasks only (what needs a shown
-#: catalog: positions, out-of-catalog entries) or open tasks only (the grounding rates).
-Protocol = Literal["both", "catalog", "open"]
+#: catalog: positions, out-of-catalog entries), open tasks only (the grounding rates) or pref
+#: tasks only (what needs a stated preference: undefined elsewhere, so never listed there).
+Protocol = Literal["both", "catalog", "open", "pref"]
 #: The parts of an estimate lm-eval can list, in the order its metric_list gives them (a
 #: standard error right after its value: lm-eval writes "N/A" under ``X_stderr`` when it
 #: aggregates ``X``, and the metric ``X_stderr``, aggregated next, writes the real one).

@@ -207,13 +207,15 @@ def contrast_measure(
     bounds: tuple[float, float],
     description: str,
     order: int,
+    protocol: str = "both",
 ) -> Measure:
     """Register a phrasing-controlled contrast between values as a measure: ``read`` takes the
     task's summary to the contrast's estimate; ↓ (0: no contrast), lm-eval parts value, standard
-    error, p and verdict; not computed for the placebo (controls are not values)."""
+    error, p and verdict; not computed for the placebo (controls are not values); ``protocol``:
+    which forward tasks list it (:data:`~.base.Protocol`)."""
     return register(Measure(
         name, read, False, bounds, description, keys=("value", "stderr", "p", "verdict"),
         controls=False, stderr_method="delete-one-phrasing jackknife",
         interval_method=f"Student t with P − 1 degrees of freedom, clipped to [{bounds[0]:g}, "
-        f"{bounds[1]:g}]", order=order,
+        f"{bounds[1]:g}]", order=order, protocol=protocol,  # type: ignore[arg-type]
     ))  # fmt: skip

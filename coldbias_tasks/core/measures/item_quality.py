@@ -82,4 +82,5 @@ QUALITY_GAP = contrast_measure(
     "where no offline fact exists (songs, universities). Standard error: delete-one-phrasing "
     "jackknife (t with P − 1 df); p: relabelling of the values within each phrasing",
     230,
+    protocol="pref",
 )

@@ -76,8 +76,9 @@ PREFERENCE_GAP = contrast_measure(
     "checkable preference, e.g. a genre), the spread between values of the share of the k "
     "slots holding an item of the stated preference, compared within each phrasing × "
     "preference cell and averaged over cells (signed at two values: the second value's share "
-    "minus the first's); 0 when every value is served alike; n/a outside pref tasks. Standard "
+    "minus the first's); 0 when every value is served alike; listed by pref tasks only. Standard "
     "error: delete-one-cell jackknife (t with P − 1 df); p: relabelling of the values within "
     "each cell",
     220,
+    protocol="pref",
 )
