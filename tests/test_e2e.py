@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from coldbias_tasks.core.measures import lm_keys
+from coldbias_tasks.core.stats.estimate import VERDICTS
 from coldbias_tasks.core.vocabulary import ANSWER_KEY
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.lmeval.harness import task_metrics
@@ -38,24 +39,27 @@ def _expected_tasks() -> dict[str, str]:
 
 
 def _assert_metrics_in_range(values: dict, where: str, group: bool = False) -> None:
-    """Every metric a number in its range; a group has only the averaged ones (no p-values,
-    no X_stderr metrics); an X_stderr may be "N/A" (too few repeats for it)."""
+    """Every metric of a catalog task there and in its range: a value a number, a verdict a
+    verdict's text, a standard error, p or bound a number or "N/A" (undefined in a small run);
+    a group has the averaged values (and lm-eval's own standard errors of them) only."""
     for metric, declared in task_metrics().items():  # a catalog task's metrics
-        if group and declared.spec.kind == "p":
-            assert f"{metric},{FILTER}" not in values, f"{where}: {metric} averaged in a group"
-            continue
-        if group and not declared.averaged:  # X_stderr: lm-eval's own stderr of the group's X
-            value = values.get(f"{metric},{FILTER}")
-            assert value == "N/A" or (isinstance(value, float) and value >= 0), (metric, value)
-            continue
         value = values.get(f"{metric},{FILTER}")
-        if metric.endswith("_stderr") and value == "N/A":
+        if group and not declared.averaged:  # lm-eval's and coldbias eval's group figures
+            assert value is None or value == "N/A" or value in VERDICTS or isinstance(
+                value, float), (where, metric, value)  # fmt: skip
+            continue
+        if declared.part == "verdict":
+            assert value in VERDICTS, f"{where}: {metric} = {value!r} is no verdict"
+            continue
+        if declared.part != "value" and value == "N/A":
             continue
         assert isinstance(value, float), f"{where}: {metric} missing or not a number: {value!r}"
-        if declared.spec.name.startswith("diversity_") and math.isnan(value):
+        contrast = declared.measure.name.endswith(("_contrast", "_gap"))
+        if contrast and math.isnan(value):
             continue  # undefined in a small run: too few labelled lists per value and phrasing
         assert not math.isnan(value), f"{where}: {metric} is NaN"
-        low, high = (0.0, 1.0) if declared.is_stderr else declared.spec.range
+        low, high = declared.measure.range if declared.part in ("value", "ci_low", "ci_high") \
+            else (0.0, 1.0)  # fmt: skip
         assert low <= value <= high, f"{where}: {metric} = {value} outside [{low}, {high}]"
 
 
@@ -94,7 +98,12 @@ def test_vllm_reverse_task_ranks_users(lm_eval_run: Path) -> None:
     values = _results(lm_eval_run)["results"][task]
     for metric, declared in lm_keys(reverse=True).items():
         value = values[f"{metric},{FILTER}"]
-        low, high = declared.spec.range
+        if declared.part == "verdict":
+            assert value in VERDICTS, (metric, value)
+            continue
+        if declared.part != "value" and value == "N/A":
+            continue
+        low, high = declared.measure.range if declared.part == "value" else (-1.0, 1.0)
         assert isinstance(value, float) and low <= value <= high, (metric, value)
     samples = _samples(lm_eval_run, task)
     assert len(samples) == 4 * 2  # items × repeats

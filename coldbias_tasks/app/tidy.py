@@ -24,6 +24,7 @@ from coldbias_tasks.core.errors import ColdbiasError, RunError
 from coldbias_tasks.core.files.jsonl import json_file
 from coldbias_tasks.core.measures import DISPARITY, lm_keys
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
+from coldbias_tasks.core.stats.estimate import NOT_APPLICABLE
 from coldbias_tasks.core.vocabulary import ANSWER_KEY, FILTER_NAME, is_coldbias_task
 
 __all__ = ["tidy_results", "untidy_key"]
@@ -81,7 +82,7 @@ def _tidy_file(path: Path, tasks: dict[str, TaskSummary]) -> bool:
                 names = DISPARITY.key_names(sim)
                 entry[f"{names['ci_low']},{FILTER_NAME}"] = found.ci_low
                 entry[f"{names['ci_high']},{FILTER_NAME}"] = found.ci_high
-                entry[f"{names['verdict']},{FILTER_NAME}"] = found.verdict_text
+                entry[f"{names['verdict']},{FILTER_NAME}"] = found.verdict_text or NOT_APPLICABLE
             changed = True
     if changed:
         path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
