@@ -37,6 +37,7 @@ from coldbias_tasks.app.models import (
     missing_packages,
     offline_env,
 )
+from coldbias_tasks.core.errors import ModelError
 from coldbias_tasks.core.vocabulary import task_name
 from coldbias_tasks.core.world.domains import domains
 
@@ -359,21 +360,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _assemble_quietly(name: str, log_path: Path, verbose: bool) -> str:
     """:func:`hub_model` of ``name`` in a child process whose output (conversion progress bars,
-    library warnings) goes to ``log_path`` (and the terminal with ``verbose``); its hub id.
-    A failure raises RuntimeError with the log's tail."""
-    code = f"from coldbias_tasks.app.models import hub_model; print(hub_model({name!r}))"
+    library warnings) goes to ``log_path`` (and the terminal with ``verbose``); its hub id. A
+    failure raises ModelError: the child's own one-line reason, else where its log is."""
+    code = (
+        "import sys\nfrom coldbias_tasks.core.errors import ColdbiasError\n"
+        "from coldbias_tasks.app.models import hub_model\n"
+        f"try:\n    print(hub_model({name!r}))\nexcept ColdbiasError as err:\n"
+        f"    print({_REASON!r} + str(err), file=sys.stderr)\n    sys.exit(2)\n"
+    )
     with log_path.open("w", encoding="utf-8") as log:
         done = subprocess.run(
             [sys.executable, "-c", code],
             stdout=subprocess.PIPE,
-            stderr=None if verbose else log,
+            stderr=log,
             text=True,
             env={**os.environ, **offline_env()},
         )
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    if verbose:
+        sys.stderr.write(text)
     if done.returncode != 0:
-        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
-        raise RuntimeError(f"assembling {name} failed; see {log_path}:\n{tail}")
+        reasons = [line[len(_REASON) :] for line in text.splitlines() if line.startswith(_REASON)]
+        raise ModelError(reasons[-1] if reasons else f"assembling {name} failed; see {log_path}")
     return done.stdout.strip().splitlines()[-1]
+
+
+#: How the assembling child marks its one-line reason in the log.
+_REASON = "coldbias: "
 
 
 def _remove_previous_run(output: Path) -> None:
