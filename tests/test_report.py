@@ -130,7 +130,7 @@ def make_samples(
                 catalog=domain,
                 catalog_sha256=catalog.sha256,
                 template_sha256=TEMPLATE_SHA,
-                coldbias_version="0.1.0",
+                coldbias_version="0.4.0" if phrasings > 1 else "0.1.0",  # the first writer of 4.0
                 shown_ids=tuple(shown),
                 prompt="You are a recommender system. ...",
                 value=persona.id if phrasings > 1 else "",

@@ -403,7 +403,9 @@ def _model_section(
         sub = df[df["model"] == label] if df is not None and not df.empty else None
         if sub is not None and not sub.empty:
             shown = diversity_tables(sub) if name == "diversity" else _df_table(sub, drop=_IDENT)
-            details.append((title, Markup(shown)))
+            details.append(
+                (title, Markup(f'<div class="scroll">{shown}</div>'))
+            )  # wide CSVs scroll
     return {
         "label": label,
         "answer": Markup(_answer(label, reps)) if reps else "",
