@@ -13,10 +13,11 @@ import pytest
 from coldbias_tasks.analysis import leaderboard
 from coldbias_tasks.analysis.robustness import _tau
 from coldbias_tasks.app import commands
+from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.parsing.parse import parse_ranking
 from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
-from coldbias_tasks.core.vocabulary import OPEN, VARIANTS
+from coldbias_tasks.core.vocabulary import OPEN, PREF, VARIANTS
 from coldbias_tasks.core.world.catalog import load_catalog
 from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import load_personas
@@ -46,6 +47,14 @@ def test_every_template_and_language_renders_for_every_domain(domain: str) -> No
         for language in template.languages:
             for variant in VARIANTS:
                 if variant == OPEN:  # no catalog shown: test_open_templates_render_without_it
+                    continue
+                if variant == PREF:  # tests/test_costs.py; its preferences are English only
+                    if language != "en":
+                        with pytest.raises(PersonaError, match=r"has no .* phrase; add"):
+                            build_docs(domain, "gender", variant, {
+                                **meta, "coldbias_template": template.name,
+                                "coldbias_language": language,
+                            })  # fmt: skip
                     continue
                 docs = build_docs(domain, "gender", variant, {
                     **meta, "coldbias_template": template.name, "coldbias_language": language,
