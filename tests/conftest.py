@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 from coldbias_tasks.app.demo import RUN_ENV, demo_argv, run_eval_child
 from coldbias_tasks.app.models import DEFAULT_MODEL, hub_model, offline_env
+
+# The bundled models' hub cache for the whole session, set before any test imports
+# huggingface_hub (it reads HF_HUB_CACHE once, at import: a test that sets it later, after another
+# test imported the library, would look in the default cache and find nothing offline).
+for _key, _value in offline_env().items():
+    os.environ.setdefault(_key, _value)
 
 #: Tasks of the end-to-end runs: a whole domain group, one task of each other domain, and one
 #: reverse task (4 items); one neutral replicate per repeat keeps the CPU run short.
