@@ -121,3 +121,17 @@ def test_bench_is_split_and_studies_do_not_import_the_app() -> None:
                 names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             bad = [n for n in names if n.startswith("coldbias_tasks.app")]
             assert not bad, f"{path.name}:{node.lineno} imports {bad[0]}"
+
+
+def test_every_bench_import_of_bench_names_a_file() -> None:
+    """A script's ``from bench.<folder>.<name> import ...`` names a file that exists (a study
+    moved between folders left an import of its old place behind once)."""
+    import ast
+
+    for path in sorted(BENCH.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bench."):
+                target = BENCH.parent.joinpath(*node.module.split("."))
+                assert target.with_suffix(".py").is_file() or target.is_dir(), (
+                    f"{path.relative_to(BENCH.parent)}:{node.lineno} imports {node.module}"
+                )

@@ -40,8 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.validity_sim import wilson
-
+from bench.studies.validity_sim import wilson
 from coldbias_tasks.core.measures.costs import summarize_costs
 from coldbias_tasks.core.measures.item_quality import item_facts
 from coldbias_tasks.core.measures.preference import matching_items
