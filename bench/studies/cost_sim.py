@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.studies.validity_sim import wilson
+from bench.studies.validity_sim import machine, wilson
 from coldbias_tasks.core.measures.costs import summarize_costs
 from coldbias_tasks.core.measures.item_quality import item_facts
 from coldbias_tasks.core.measures.preference import matching_items
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         setup = {"n_items": N_ITEMS, "k": K, "alpha": ALPHA, "catalog": "movie",
                  "preferences": list(PREFS), "seconds": round(seconds, 1),
-                 "python": platform.python_version()}  # fmt: skip
+                 "python": platform.python_version(), **machine()}  # fmt: skip
         args.json.write_text(json.dumps({"setup": setup, "rows": rows}, indent=1) + "\n")
     return 0
 

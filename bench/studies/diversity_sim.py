@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.studies.validity_sim import wilson
+from bench.studies.validity_sim import machine, wilson
 from coldbias_tasks.core.measures.diversity import catalog_labels, summarize_diversity
 from coldbias_tasks.core.records import AnswerRecord
 
@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{seconds:.0f} s")
     if args.json:
         setup = {"n_items": N_ITEMS, "k": K, "alpha": ALPHA, "catalog": "movie",
-                 "seconds": round(seconds, 1), "python": platform.python_version()}  # fmt: skip
+                 "seconds": round(seconds, 1), "python": platform.python_version(),
+                 **machine()}  # fmt: skip
         args.json.write_text(json.dumps({"setup": setup, "rows": rows}, indent=1) + "\n")
     return 0
 

@@ -115,6 +115,17 @@ def achieved(boost: float, sigma: float, pilot: int) -> float:
     return float(np.mean(deltas) / sigma)
 
 
+def machine() -> dict[str, object]:
+    """Provenance of a simulation's figures: the CPU model and its avx*/amx* flags (float sums
+    differ in the last digits between CPU kinds), NumPy's version and coldbias'."""
+    from coldbias_tasks import __version__
+
+    cpu = cpu_info()
+    flags = sorted(f for f in cpu.flags if "avx" in f or "amx" in f)
+    return {"cpu_model": cpu.model, "cpu_flags": flags, "numpy": np.__version__,
+            "coldbias": __version__}  # fmt: skip
+
+
 def wilson(hits: int, n: int) -> tuple[float, float]:
     if n == 0:
         return math.nan, math.nan
