@@ -219,3 +219,18 @@ def test_the_leaderboard_has_a_cost_to_the_user_family() -> None:
     families = {f.name: [s.key for s in f.column_specs()] for f in FAMILIES}
     assert families["cost to the user"] == ["preference_gap", "quality_gap", "failure_gap"]
     assert not {"preference_gap", "quality_gap"} & set(families["fidelity"])
+
+
+def test_a_pref_only_run_says_why_it_has_no_overall_figure(tmp_path: Any) -> None:
+    """The overall figure pools the plain attribute tasks (the leaderboard's column): a run of
+    pref tasks only says so in the terminal summary and the report's first box, not "no
+    attribute task with two or more phrasings" (its tasks have 4 × 3 cells per value)."""
+    from coldbias_tasks.app.commands import build_report
+
+    model = SyntheticRecommender(seed=3, skew=1.0, wording=1.0)
+    run_synthetic(model, [TASK], {**META, "coldbias_seed": 7}, tmp_path / "run")
+    result = build_report(tmp_path / "run", tmp_path / "report")
+    assert "this run has pref tasks only" in result.summary[0], result.summary[0]
+    page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert "this run has pref tasks only" in page
+    assert f"{TASK}: IOU disparity" in "\n".join(result.summary)

@@ -65,8 +65,8 @@ def size_words(gap: float, k: int) -> str:
 class ModelAnswer:
     """One model's overall headline: ``estimate`` (IOU disparity pooled over ``n_tasks`` plain
     attribute tasks, with interval and verdict), ``verdict`` in a reader's words, ``items``
-    (mean over those tasks of :func:`items_shared_gap`) and ``k`` (the tasks' list length; 0
-    when they differ)."""
+    (mean over those tasks of :func:`items_shared_gap`), ``k`` (the tasks' list length; 0
+    when they differ) and ``why``: why there is no overall figure ("" when there is one)."""
 
     label: str
     estimate: Estimate
@@ -74,6 +74,7 @@ class ModelAnswer:
     n_tasks: int
     items: float
     k: int
+    why: str = ""
 
     @property
     def size(self) -> str:
@@ -90,6 +91,15 @@ def model_answer(label: str, stats: Sequence[TaskSummary]) -> ModelAnswer:
         gaps.append(items_shared_gap(d.value, d.within, s.task.k))
     defined = [g for g in gaps if not math.isnan(g)]
     ks = {s.task.k for s in tasks}
+    why = ""
+    if not estimate.defined:
+        others = sorted({s.task.variant for s in stats if counted(s.task)} - {"plain"})
+        why = (
+            f"the overall figure pools the plain attribute tasks; this run has {', '.join(others)} "
+            "tasks only: each task's own figure is below"
+            if others and not tasks
+            else "no attribute task with two or more phrasings per value"
+        )
     return ModelAnswer(
         label=label,
         estimate=estimate,
@@ -97,4 +107,5 @@ def model_answer(label: str, stats: Sequence[TaskSummary]) -> ModelAnswer:
         n_tasks=len(tasks),
         items=sum(defined) / len(defined) if defined else NAN,
         k=ks.pop() if len(ks) == 1 else 0,
+        why=why,
     )

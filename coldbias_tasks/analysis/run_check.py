@@ -26,6 +26,7 @@ from coldbias_tasks.core.records import ReverseDoc, TaskDoc
 from coldbias_tasks.core.settings import Settings
 from coldbias_tasks.core.vocabulary import (
     OPEN,
+    PREF,
     TASK_VERSION,
     explicit_group,
     parse_task_name,
@@ -92,9 +93,11 @@ def expected_keys(
     task: str, results: Mapping[str, Any], group: str, variant: str
 ) -> set[tuple[str, int]] | None:
     """The (persona, repeat) pairs the task must hold, from the run's coldbias settings and the
-    persona file: task version ≥ 4, every value in its first P phrasings (sentence ids);
-    earlier versions, one id per value. None when they cannot be known (a persona file that is
-    gone, or a run of task version 3, whose control personas depended on a retired setting)."""
+    persona file: task version ≥ 4, every value in its first P phrasings (sentence ids; the
+    pref variant: P × Q cells, Q the domain's preferences); earlier versions, one id per value.
+    None when they cannot be known (a persona file that is gone, or a run of task version 3,
+    whose control personas depended on a retired setting)."""
+    from coldbias_tasks.core.world.domains import preference_ids
     from coldbias_tasks.core.world.personas import load_personas  # persona files here
 
     settings = run_settings(task, results)
@@ -109,6 +112,8 @@ def expected_keys(
         config = load_personas(settings.personas)
         personas = config.group(group, settings.replicates, variant)
         n = config.asked(config.find(group, variant), settings.language, settings.phrasings)
+        if variant == PREF:
+            n *= len(preference_ids(parse_task_name(task)[0]))
     except ColdbiasError:
         return None
     ids = [

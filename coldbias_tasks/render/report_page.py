@@ -175,11 +175,13 @@ def _headline_table(reps: Sequence[TaskReport]) -> str:
     for r in reps:
         d = r.summary.metrics[HEADLINE_SIMILARITY].disparity
         gap = items_shared_gap(d.value, d.within, r.task.k)
+        verdict = disparity_verdict(d.estimate)
         rows.append(
             [
                 r.task.name,
                 ci_text(d.value, d.ci_low, d.ci_high),
-                disparity_verdict(d.estimate),
+                # as lm-eval's verdict key says: fidelity first, the test beside it
+                f"degenerate (test: {verdict})" if r.degenerate else verdict,
                 d.mde,
                 f"{d.n_values} × {d.n_phrasings}",
                 "–" if math.isnan(gap) else f"{gap:+.1f} of {r.task.k}",
@@ -213,7 +215,7 @@ def _answer(label: str, reps: Sequence[TaskReport]) -> str:
     if not e.defined:
         return (
             '<div class="answer"><div class="big">Overall: no headline</div>'
-            '<div class="note">no attribute task with two or more phrasings per value</div>'
+            f'<div class="note">{H.esc(a.why)}</div>'
             "</div>"
         )
     size = f"<div>In items: {H.esc(a.size)}.</div>" if a.size else ""

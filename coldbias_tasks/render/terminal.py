@@ -52,8 +52,7 @@ def answer_lines(label: str, reps: Sequence[TaskReport]) -> list[str]:
     a = model_answer(label, reps)
     e = a.estimate
     if not e.defined:
-        why = "no attribute task with two or more phrasings per value"
-        return [f"{label}: overall IOU disparity (phrasing-controlled): – ({why})"]
+        return [f"{label}: overall IOU disparity (phrasing-controlled): – ({a.why})"]
     lines = [
         f"{label}: overall IOU disparity (phrasing-controlled) "
         f"{ci_text(e.value, e.ci_low, e.ci_high)} — {a.verdict} ({a.n_tasks} tasks pooled)"
