@@ -19,8 +19,12 @@ for _key, _value in offline_env().items():
 
 #: Tasks of the end-to-end runs: a whole domain group, one task of each other domain, and one
 #: reverse task (4 items); one neutral replicate per repeat keeps the CPU run short.
+#: The real model's end-to-end run: a two- and a three-valued attribute per domain's first
+#: tasks, the reverse task (lm-eval's group aggregation is tested on a synthetic model:
+#: tests/test_tidy.py); 64 answers.
 E2E_TASKS = [
-    "coldbias_movie",
+    "coldbias_movie_gender",
+    "coldbias_movie_age",
     "coldbias_music_gender",
     "coldbias_college_religion",
     "coldbias_reverse_movie_gender",
