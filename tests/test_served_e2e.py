@@ -265,7 +265,9 @@ def test_served_and_offline_prompts_are_the_same_tokens(
     """The two paths render one prompt alike: the offline run's chat-templated prompt (what
     lm-eval's vLLM backend generated from, logged in ``arguments``) and the served request's
     messages after the server's chat template are the same tokens, document by document; and
-    their answers are about as long (mean characters within 25 %: sampling, not the path)."""
+    their answers are about as long: mean characters within a factor 1.5 (12 answers a path from
+    a 0.5B model that sometimes stops early: 1.32 seen between two correct paths; a cut budget
+    or a lost stop moves it further)."""
     offline = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s for s in _samples(lm_eval_run)}
     served = {(s["doc"]["persona_id"], s["doc"]["repeat"]): s for s in _samples(served_run)}
     assert offline.keys() == served.keys()
@@ -277,4 +279,4 @@ def test_served_and_offline_prompts_are_the_same_tokens(
                                        "add_special_tokens": False})  # fmt: skip
         assert via_server == via_offline, key
     lengths = [np.mean([len(s["resps"][0][0]) for s in x.values()]) for x in (offline, served)]
-    assert max(lengths) <= 1.25 * min(lengths), lengths
+    assert max(lengths) <= 1.5 * min(lengths), lengths

@@ -26,6 +26,7 @@ sampled answers (withheld for deterministic ones, :mod:`.determinism`).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -115,9 +116,12 @@ def _group_contributions(d: np.ndarray, n_neutral: int) -> np.ndarray:
     ``n_neutral`` indices, first): mean over the others of their mean divergence to the
     neutral ones, minus the mean divergence among the neutral ones."""
     n = d.shape[0]
-    true = tuple(range(n - n_neutral, n))
-    subsets = [true, *(s for s in itertools.combinations(range(n), n_neutral) if s != true)]
-    idx = np.array(subsets)  # (n_subsets, n_neutral)
+    # every subset in lexicographic order, read by NumPy in C (C(76, 4) = 1.2 M subsets for a
+    # pref task's 72 sentences); the true one, (n − n_neutral, …, n − 1), is the last: first
+    count = math.comb(n, n_neutral)
+    flat = itertools.chain.from_iterable(itertools.combinations(range(n), n_neutral))
+    combos = np.fromiter(flat, dtype=np.intp, count=count * n_neutral).reshape(count, n_neutral)
+    idx = np.concatenate([combos[-1:], combos[:-1]])  # (n_subsets, n_neutral)
     col = d.sum(axis=0)  # Σ_v D[v, n] over all v, per n
     within = d[idx[:, :, None], idx[:, None, :]].sum(axis=(1, 2))  # Σ_{n, n' ∈ S} D[n, n']
     cross = col[idx].sum(axis=1) - within  # Σ_{v ∉ S, n ∈ S} D[v, n]
