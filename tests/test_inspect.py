@@ -243,6 +243,7 @@ TINY = {
 
 
 @pytest.mark.slow
+@pytest.mark.engine
 def test_bundled_model_through_inspects_hf_provider(tmp_path: Path, monkeypatch) -> None:
     """The bundled Qwen2.5-Coder-0.5B-Instruct through Inspect's own HF provider (offline,
     tiny settings): every answer is parsed into a record that fits its prompt, and the log's

@@ -149,6 +149,7 @@ def test_the_tokenizer_counts_what_the_model_sees() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.engine
 def test_calibration_measures_this_machine_with_the_bundled_model(tmp_path: Path) -> None:
     """The real engine: the bundled 0.5B in vLLM (minutes on a CPU)."""
     pytest.importorskip("vllm")
