@@ -28,7 +28,13 @@ from coldbias_tasks.core.measures import DIVERGENCE, EXCESS, measure
 from coldbias_tasks.core.measures.summary import summarize_answers
 from coldbias_tasks.core.similarities import SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import HEADLINE
-from coldbias_tasks.render.leaderboard_page import MAX_MD_COLUMNS, details, html_page, markdown
+from coldbias_tasks.render.leaderboard_page import (
+    MAX_MD_COLUMNS,
+    details,
+    html_page,
+    markdown,
+    opened_views,
+)
 from coldbias_tasks.render.leaderboard_tables import long_table
 from tests.test_report import (
     K,
@@ -598,3 +604,32 @@ def test_views_main_columns_and_markdown_tables(tmp_path: Path) -> None:
     page = html_page(lb)
     assert page.count('<input type="checkbox" data-view=') == len(details(lb))
     assert re.search(r'<th class="(text )?details v1 sortable"', page)
+
+
+def test_a_board_without_the_headline_opens_on_its_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Runs of variant tasks only (no plain task: the overall figure is "–" in every row) open
+    the per-task disparities checked, with a line saying why, and the terminal shows those
+    numbers; a board with the headline opens on it alone."""
+    task = "coldbias_movie_context_gender"
+    run = write_run(tmp_path / "v", {task: make_samples(task, spread_rule, phrasings=3)})
+    lb = leaderboard.build_leaderboard([run], resamples=20)
+    assert all(math.isnan(row.number("overall_iou_disparity")) for row in lb.rows)
+    assert not math.isnan(lb.rows[0].number("movie_context_iou_disparity"))
+    # the failure gap is defined with phrasings: the costs open too, nothing else
+    assert opened_views(lb) == ["per domain × variant", "cost to the user"]
+    page = html_page(lb)
+    slugs = {name: f"v{i}" for i, name in enumerate(details(lb), start=1)}
+    for view in opened_views(lb):
+        assert f'data-view="{slugs[view]}" checked>' in page
+    assert page.count(" checked>") == 2
+    assert "No row has the overall figure" in page
+    assert cli.main(["leaderboard", str(run), "--output", str(tmp_path / "out")]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("org/")]
+    assert "no overall figure (no plain task); movie (context) IOU disparity " in line
+    plain = {"coldbias_movie_gender": make_samples("coldbias_movie_gender", spread_rule)}
+    lb = leaderboard.build_leaderboard([write_run(tmp_path / "p", plain)], resamples=20)
+    assert opened_views(lb) == []
+    page = html_page(lb)
+    assert " checked>" not in page and "No row has the overall figure" not in page

@@ -29,7 +29,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     model_data,
     overall_estimate,
 )
-from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
+from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.ranking import disparity_draws, paired_tiers, rank_intervals
 from coldbias_tasks.analysis.robustness import model_sensitivity
@@ -163,7 +163,7 @@ def _sort_key(row: Row) -> tuple[bool, float, float, float, str]:
     """Non-degenerate first, then by tier and the signed overall disparity; rows without one
     (runs of task version < 4: one phrasing per value) after them, by the excess over the
     noise floor; then by name."""
-    overall = row.number("overall_iou_disparity")
+    overall = row.number(HEADLINE_KEY)
     tier = row.cells.get("tier")
     key = math.inf if math.isnan(overall) else overall
     rank = float(tier.value) if tier is not None else math.inf

@@ -58,6 +58,7 @@ from coldbias_tasks.core.world.domains import domains
 __all__ = [
     "DOWN",
     "FAMILIES",
+    "HEADLINE_KEY",
     "MAIN",
     "UP",
     "Column",
@@ -70,6 +71,8 @@ __all__ = [
 DOWN, UP = "↓", "↑"
 #: the view of the headline columns: the page's default view, the Markdown's first table
 MAIN = "main"
+#: the headline column's key: the overall disparity (the plain attribute tasks, lm-eval's group)
+HEADLINE_KEY = "overall_iou_disparity"
 _VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
 
 
@@ -442,7 +445,7 @@ SETTINGS = "settings"
 _HEADLINE = (
     ColumnSpec("model", "model", lambda d, s: None, numeric=False, always=True, view=MAIN,
                description="model name (runs pooled)"),
-    ColumnSpec("overall_iou_disparity", "IOU disparity (all domains)",
+    ColumnSpec(HEADLINE_KEY, "IOU disparity (all domains)",
                partial(_overall, DISPARITY), DOWN, always=True, view=MAIN,
                description="headline: mean over the plain attribute tasks (lm-eval's group "
                "coldbias) of how much more the lists differ between users stating different "

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coldbias_tasks.analysis.leaderboard import Leaderboard, build_leaderboard
+from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.report import TaskReport, analyze
 from coldbias_tasks.analysis.reverse_report import analyze_reverse, reverse_tables
@@ -39,7 +40,13 @@ from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
 from coldbias_tasks.core.vocabulary import CSV_SIGNIFICANT_DIGITS, HEADLINE
 from coldbias_tasks.render.csv_files import write_csv
-from coldbias_tasks.render.leaderboard_page import cell_text, html_page, markdown
+from coldbias_tasks.render.leaderboard_page import (
+    cell_text,
+    details,
+    html_page,
+    markdown,
+    opened_views,
+)
 from coldbias_tasks.render.leaderboard_tables import long_table, wide_table
 from coldbias_tasks.render.report_page import make_plots, render_html
 from coldbias_tasks.render.terminal import reverse_summary_lines, serving_lines, summary_lines
@@ -210,8 +217,11 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         print(f"coldbias leaderboard: {message}", file=sys.stderr)
     if lb.rows:
         print(f"headline: {lb.headline or HEADLINE}")
+    # no row has the headline (variant tasks only): each row shows what the page opens on
+    views = details(lb)
+    opened = [c for view in opened_views(lb) for c in views[view]]
     for row in lb.rows:
-        headline = cell_text(row.cells.get("overall_iou_disparity"))
+        headline = cell_text(row.cells.get(HEADLINE_KEY))
         excess = cell_text(row.cells.get("overall_iou_excess"))
         raw = cell_text(row.cells.get("overall_iou"))
         rank = cell_text(row.cells.get("rank"))
@@ -224,10 +234,18 @@ def leaderboard_command(argv: Sequence[str]) -> int:
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
         lead = (
             f"IOU disparity {headline}, rank {rank or '–'} "
-            if any(c.key == "overall_iou_disparity" for c in lb.columns)
+            if any(c.key == HEADLINE_KEY for c in lb.columns)
             else ""  # the design cannot give it (a seed-study page)
         )
-        print(f"{row.label}: {lead}(excess over noise {excess}, raw IOU divergence {raw}){flag}")
+        if opened:
+            numbers = [f"{c.title} {cell_text(row.cells.get(c.key))}" for c in opened]
+            lead = f"no overall figure (no plain task); {'; '.join(numbers)} "
+        rest = (
+            f"(excess over noise {excess}, raw IOU divergence {raw})"
+            if not opened or (excess, raw) != ("–", "–")
+            else ""
+        )
+        print(f"{row.label}: {(lead + rest).rstrip()}{flag}")
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
     return 0
 

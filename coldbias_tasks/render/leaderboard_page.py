@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
 from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard, Row
-from coldbias_tasks.analysis.leaderboard_columns import MAIN, Column
+from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, MAIN, Column
 from coldbias_tasks.analysis.run_data import coldbias_version
 from coldbias_tasks.core.measures.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
 from coldbias_tasks.core.vocabulary import HEADLINE
@@ -21,11 +21,13 @@ from coldbias_tasks.render import plots
 
 __all__ = [
     "NOTES",
+    "NO_HEADLINE_VIEWS",
     "cell_text",
     "details",
     "html_page",
     "markdown",
     "md_cell",
+    "opened_views",
     "ordered",
     "sort_script",
 ]
@@ -120,6 +122,27 @@ def ordered(lb: Leaderboard) -> list[Column]:
     return [c for v in (MAIN, *views) for c in lb.columns if c.view == v]
 
 
+#: The views a page opens on when no row has the headline (runs of variant tasks only, e.g. the
+#: pref tasks: the overall figure pools plain tasks): the per-task disparities and the costs.
+NO_HEADLINE_VIEWS = ("per domain × variant", "cost to the user")
+
+
+def _has_number(lb: Leaderboard, keys: Sequence[str]) -> bool:
+    return any(not math.isnan(row.number(key)) for row in lb.rows for key in keys)
+
+
+def opened_views(lb: Leaderboard) -> list[str]:
+    """The details views shown on load: none when some row has the headline; otherwise those of
+    :data:`NO_HEADLINE_VIEWS` with a number in some row (a page opens on its numbers, not on a
+    column of "–")."""
+    if not lb.rows or _has_number(lb, [HEADLINE_KEY]):
+        return []
+    views = details(lb)
+    return [
+        v for v in NO_HEADLINE_VIEWS if v in views and _has_number(lb, [c.key for c in views[v]])
+    ]
+
+
 def details(lb: Leaderboard) -> dict[str, list[Column]]:
     """Details view → its columns, in table order."""
     out: dict[str, list[Column]] = {}
@@ -204,7 +227,7 @@ def _forest(lb: Leaderboard) -> str:
     """The forest plot of the headline (a PNG data URI), or "" when no row has one."""
     rows = []
     for row in lb.rows:
-        cell = row.cells.get("overall_iou_disparity")
+        cell = row.cells.get(HEADLINE_KEY)
         tier = row.cells.get("tier")
         if cell is None or not isinstance(cell.value, float) or math.isnan(cell.value):
             continue
@@ -243,8 +266,9 @@ def html_page(lb: Leaderboard) -> str:
         sort_keys=keys,
         column_classes=[f"details {slugs[c.view]}" if c.view in slugs else "" for c in columns],
     )
+    opened = opened_views(lb)
     views = [
-        {"slug": slugs[view], "name": view, "count": len(cols)}
+        {"slug": slugs[view], "name": view, "count": len(cols), "open": view in opened}
         for view, cols in details(lb).items()
     ]
     degenerate = any(r.degenerate for r in lb.rows)
@@ -255,6 +279,7 @@ def html_page(lb: Leaderboard) -> str:
         if degenerate
         else "",
         views=views,
+        opened=opened,
         table=Markup(tbl),
         forest=Markup(_forest(lb)),
         messages=lb.messages,

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from coldbias_tasks.analysis.leaderboard import Cell, Column, Leaderboard, Row
 from coldbias_tasks.analysis.leaderboard_cells import cell_of, variant_suffix
-from coldbias_tasks.analysis.leaderboard_columns import MAIN
+from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, MAIN
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.analysis.seed_study.importer import STUDY_TASK_VERSION
 from coldbias_tasks.analysis.seed_study.replay import paper_figure, seed_means
@@ -154,7 +154,7 @@ def seed_study_page(lb: Leaderboard) -> Leaderboard:
         for key, (domain, variant, cell) in _published(row).items():
             row.cells[key] = cell
             published[key] = (domain, variant)
-    headline_defined = any(_has_figure(r.cells.get("overall_iou_disparity")) for r in lb.rows)
+    headline_defined = any(_has_figure(r.cells.get(HEADLINE_KEY)) for r in lb.rows)
     kept: list[Column] = []
     for col in lb.columns:
         if col.key.endswith(_VALUE_MEAN):
