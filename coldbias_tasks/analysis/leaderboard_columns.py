@@ -52,13 +52,12 @@ from coldbias_tasks.core.measures import (
 )
 from coldbias_tasks.core.measures.determinism import DETERMINISTIC_MESSAGE
 from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES, similarity
-from coldbias_tasks.core.vocabulary import VARIANTS
+from coldbias_tasks.core.vocabulary import HEADLINE_KEY, VARIANTS
 from coldbias_tasks.core.world.domains import domains
 
 __all__ = [
     "DOWN",
     "FAMILIES",
-    "HEADLINE_KEY",
     "MAIN",
     "UP",
     "Column",
@@ -71,8 +70,6 @@ __all__ = [
 DOWN, UP = "↓", "↑"
 #: the view of the headline columns: the page's default view, the Markdown's first table
 MAIN = "main"
-#: the headline column's key: the overall disparity (the plain attribute tasks, lm-eval's group)
-HEADLINE_KEY = "overall_iou_disparity"
 _VARIANT_ORDER = {v: i for i, v in enumerate(VARIANTS)}
 
 

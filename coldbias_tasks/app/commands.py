@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coldbias_tasks.analysis.leaderboard import Leaderboard, build_leaderboard
-from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY
 from coldbias_tasks.analysis.pooling import pool_runs
 from coldbias_tasks.analysis.report import TaskReport, analyze
 from coldbias_tasks.analysis.reverse_report import analyze_reverse, reverse_tables
@@ -38,7 +37,7 @@ from coldbias_tasks.app.outputs import OutputFolder
 from coldbias_tasks.core.errors import RunError
 from coldbias_tasks.core.prompting.documents import build_docs
 from coldbias_tasks.core.prompting.prompt import builtin_templates, load_template
-from coldbias_tasks.core.vocabulary import CSV_SIGNIFICANT_DIGITS, HEADLINE
+from coldbias_tasks.core.vocabulary import CSV_SIGNIFICANT_DIGITS, HEADLINE, HEADLINE_KEY
 from coldbias_tasks.render.csv_files import write_csv
 from coldbias_tasks.render.leaderboard_page import (
     cell_text,

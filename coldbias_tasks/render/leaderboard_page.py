@@ -12,10 +12,10 @@ from markupsafe import Markup
 
 from coldbias_tasks.analysis.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CI_LEVEL
 from coldbias_tasks.analysis.leaderboard import Cell, Leaderboard, Row
-from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, MAIN, Column
+from coldbias_tasks.analysis.leaderboard_columns import MAIN, Column
 from coldbias_tasks.analysis.run_data import coldbias_version
 from coldbias_tasks.core.measures.quality import DEGENERATE_MESSAGE, DEGENERATE_RULES
-from coldbias_tasks.core.vocabulary import HEADLINE
+from coldbias_tasks.core.vocabulary import HEADLINE, HEADLINE_KEY
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
 

@@ -27,12 +27,13 @@ from dataclasses import replace
 
 from coldbias_tasks.analysis.leaderboard import Cell, Column, Leaderboard, Row
 from coldbias_tasks.analysis.leaderboard_cells import cell_of, variant_suffix
-from coldbias_tasks.analysis.leaderboard_columns import HEADLINE_KEY, MAIN
+from coldbias_tasks.analysis.leaderboard_columns import MAIN
 from coldbias_tasks.analysis.run_data import TaskData
 from coldbias_tasks.analysis.seed_study.importer import STUDY_TASK_VERSION
 from coldbias_tasks.analysis.seed_study.replay import paper_figure, seed_means
 from coldbias_tasks.core.measures import DIVERGENCE
 from coldbias_tasks.core.measures.quality import DEGENERATE_RULES
+from coldbias_tasks.core.vocabulary import HEADLINE_KEY
 
 __all__ = [
     "AS_PUBLISHED",
