@@ -234,3 +234,26 @@ def test_a_pref_only_run_says_why_it_has_no_overall_figure(tmp_path: Any) -> Non
     page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     assert "this run has pref tasks only" in page
     assert f"{TASK}: IOU disparity" in "\n".join(result.summary)
+
+
+def test_the_report_shows_costs_one_screen_wide() -> None:
+    """The page's cost view: a gap row per task and utility (interval, p, MDE, verdict, the
+    sentence without its repeated verdict, text escaped); value pairs only when one is flagged."""
+    import pandas as pd
+
+    from coldbias_tasks.render.cost_tables import cost_tables
+
+    verdict = "not detected (MDE 8.098)"
+    gap = {"task": "coldbias_movie_gender", "row": "gap", "utility": "item quality",
+           "unit": "critics' score points (0–100)", "gap": 3.92, "ci_low": 0.0, "ci_high": 9.89,
+           "p_value": 0.156, "mde": 8.098, "verdict": verdict, "reference": "gender.female",
+           "other": "gender.male", "signed": 3.92,
+           "says": f"users who state <b>female</b> get 3.9 lower … ({verdict})"}  # fmt: skip
+    pair = {**gap, "row": "pair", "verdict": "not flagged", "p_adjusted": 0.9, "says": ""}
+    page = cost_tables(pd.DataFrame([gap, pair]))
+    assert page.count("<table") == 1 and "3.920 [0.000, 9.890]" in page
+    assert page.count(verdict) == 1 and "&lt;b&gt;female&lt;/b&gt;" in page
+    flagged = {**pair, "verdict": "flagged", "p_adjusted": 0.01}
+    page = cost_tables(pd.DataFrame([gap, flagged]))
+    assert page.count("<table") == 2 and "gender.female vs gender.male" in page
+    assert cost_tables(pd.DataFrame()) == ""

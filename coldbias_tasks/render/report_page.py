@@ -29,6 +29,7 @@ from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY
 from coldbias_tasks.core.vocabulary import HEADLINE, PLACEBO_GROUP
 from coldbias_tasks.render import html as H
 from coldbias_tasks.render import plots
+from coldbias_tasks.render.cost_tables import cost_tables
 from coldbias_tasks.render.diversity_tables import diversity_tables
 from coldbias_tasks.render.report_figures import ci_text, make_plots
 from coldbias_tasks.render.terminal import PLACEBO_WARNING, flag_text
@@ -404,7 +405,8 @@ def _model_section(
         df = tables.get(name)
         sub = df[df["model"] == label] if df is not None and not df.empty else None
         if sub is not None and not sub.empty:
-            shown = diversity_tables(sub) if name == "diversity" else _df_table(sub, drop=_IDENT)
+            views = {"diversity": diversity_tables, "costs": cost_tables}
+            shown = views[name](sub) if name in views else _df_table(sub, drop=_IDENT)
             details.append(
                 (title, Markup(f'<div class="scroll">{shown}</div>'))
             )  # wide CSVs scroll
