@@ -349,6 +349,9 @@ def disparity_figure(
     colors = ["#d1242f" if flagged else "#9aa4b2" for _, _, flagged in pairs]
     ax.barh(y, [v for _, v, _ in pairs], color=colors)
     ax.axvline(0, color="#333333", lw=1)
+    # symmetric about 0, so a lone pair's bar reads as its size and sign, not a full panel
+    reach = max((abs(v) for _, v, _ in pairs if math.isfinite(v)), default=0.0) or 1e-3
+    ax.set_xlim(-1.15 * reach, 1.15 * reach)
     ax.set_yticks(y)
     ax.set_yticklabels([plain(label) for label, _, _ in pairs], fontsize=8)
     ax.set_xlabel("disparity of the pair (red: flagged, Holm)")

@@ -16,6 +16,8 @@ from coldbias_tasks.analysis.report import TaskReport, task_order
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.errors import PersonaError
 from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES
+from coldbias_tasks.core.vocabulary import PREF
+from coldbias_tasks.core.world.domains import domains
 from coldbias_tasks.core.world.personas import load_personas
 from coldbias_tasks.render import plots
 
@@ -33,16 +35,25 @@ def ci_text(value: float, low: float, high: float) -> str:
 
 def phrasing_labels(task: TaskData, n: int) -> list[str]:
     """The task's phrasings 0…n−1 named by their sentence, the values' forms joined ("I am a
-    girl / boy."), shortened to 46 characters; "phrasing p" when the package's personas do not
-    know the task's group (a user's persona file)."""
+    girl / boy."), shortened to 46 characters; a pref task's cells (cell j = preference
+    j // P in phrasing j % P) lead with the preference's label ("Action · I am a girl / boy.");
+    "phrasing p" when the package's personas or domains do not know the task's group (a user's
+    persona file)."""
     try:
         config = load_personas()
         group = config.find(task.group, task.variant)
-        return [
-            textwrap.shorten(config.phrasing_label(group, task.language, p), 46, placeholder="…")
-            for p in range(n)
-        ]
-    except PersonaError:
+        stated = [None] if task.variant != PREF else list(domains()[task.domain].preferences)
+        if n % len(stated):
+            raise IndexError(n)  # a partial pref run: cells cannot be told apart
+        per = n // len(stated)
+        labels = []
+        for j in range(n):
+            text = config.phrasing_label(group, task.language, j % per)
+            if task.variant == PREF:
+                text = f"{domains()[task.domain].preferences[stated[j // per]].label} · {text}"
+            labels.append(textwrap.shorten(text, 46, placeholder="…"))
+        return labels
+    except (PersonaError, KeyError, IndexError):
         return [f"phrasing {p}" for p in range(n)]
 
 
