@@ -20,23 +20,8 @@ from coldbias_tasks.render import html as H
 __all__ = ["cost_tables"]
 
 
-def _num(value: object) -> float:
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return math.nan
-
-
 def _text(value: object) -> str:
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-
-
-def _gap(row: pd.Series) -> str:
-    """ "3.92 [0.00, 9.89]"; the gap alone without an interval; "–" when undefined."""
-    value, low, high = (_num(row[c]) for c in ("gap", "ci_low", "ci_high"))
-    if math.isnan(low) or math.isnan(high):
-        return H.fmt(value)
-    return f"{H.fmt(value)} [{H.fmt(low)}, {H.fmt(high)}]"
 
 
 def _words(row: pd.Series) -> str:
@@ -59,8 +44,10 @@ def cost_tables(sub: pd.DataFrame) -> str:
                  "p value", "smallest detectable effect", "verdict",
                  "lowest vs highest value, in the user's units"],
                 [
-                    [r["task"], r["utility"], _text(r["unit"]), _gap(r), H.fmt(_num(r["p_value"])),
-                     H.fmt(_num(r["mde"])), _text(r["verdict"]), _words(r)]
+                    [r["task"], r["utility"], _text(r["unit"]),
+                     H.fmt_interval(r["gap"], r["ci_low"], r["ci_high"]),
+                     H.fmt(H.number(r["p_value"])), H.fmt(H.number(r["mde"])),
+                     _text(r["verdict"]), _words(r)]
                     for _, r in gaps.iterrows()
                 ],
                 text_columns=[0, 1, 2, 6, 7],
@@ -72,7 +59,7 @@ def cost_tables(sub: pd.DataFrame) -> str:
                 ["task", "utility", "values", "signed gap", "p (adjusted)", "verdict"],
                 [
                     [r["task"], r["utility"], f"{r['reference']} vs {r['other']}",
-                     H.fmt(_num(r["signed"])), H.fmt(_num(r.get("p_adjusted"))),
+                     H.fmt(H.number(r["signed"])), H.fmt(H.number(r.get("p_adjusted"))),
                      _text(r["verdict"])]
                     for _, r in pairs.iterrows()
                 ],

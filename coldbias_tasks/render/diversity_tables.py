@@ -20,30 +20,15 @@ from coldbias_tasks.render import html as H
 __all__ = ["diversity_tables"]
 
 
-def _num(value: object) -> float:
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return math.nan
-
-
 def _entropy_mean(row: pd.Series) -> float:
     """Mean of the row's normalised per-field entropies (NaN fields left out; NaN if none)."""
     cells = [
-        _num(row[c])
+        H.number(row[c])
         for c in row.index
         if str(c).startswith("entropy_") and not str(c).startswith("entropy_bits_")
     ]
     cells = [c for c in cells if not math.isnan(c)]
     return sum(cells) / len(cells) if cells else math.nan
-
-
-def _with_interval(row: pd.Series) -> str:
-    """ "0.051 [-0.005, 0.108]"; the estimate alone when it has no interval; "–" when undefined."""
-    value, low, high = (_num(row[c]) for c in ("contrast", "ci_low", "ci_high"))
-    if math.isnan(low) or math.isnan(high):
-        return H.fmt(value)
-    return f"{H.fmt(value)} [{H.fmt(low)}, {H.fmt(high)}]"
 
 
 def diversity_tables(sub: pd.DataFrame) -> str:
@@ -61,8 +46,8 @@ def diversity_tables(sub: pd.DataFrame) -> str:
                  "smallest detectable effect", "verdict"],
                 [
                     [r["task"], r["statistic"],
-                     _with_interval(r),
-                     H.fmt(_num(r["p_value"])), H.fmt(_num(r["mde"])), r["verdict"]]
+                     H.fmt_interval(r["contrast"], r["ci_low"], r["ci_high"]),
+                     H.fmt(H.number(r["p_value"])), H.fmt(H.number(r["mde"])), r["verdict"]]
                     for _, r in contrasts.iterrows()
                 ],
                 text_columns=[0, 1, 5],
@@ -74,8 +59,9 @@ def diversity_tables(sub: pd.DataFrame) -> str:
                 ["task", "value", "lists", "coverage", "intra-list diversity",
                  "entropy (mean over fields, 0–1)"],
                 [
-                    [r["task"], r["value"], H.fmt(_num(r["n_lists"]), 0),
-                     H.fmt(_num(r["coverage"])), H.fmt(_num(r["ild"])), H.fmt(_entropy_mean(r))]
+                    [r["task"], r["value"], H.fmt(H.number(r["n_lists"]), 0),
+                     H.fmt(H.number(r["coverage"])), H.fmt(H.number(r["ild"])),
+                     H.fmt(_entropy_mean(r))]
                     for _, r in values.iterrows()
                 ],
                 text_columns=[0, 1],

@@ -22,7 +22,9 @@ __all__ = [
     "data_uri",
     "esc",
     "fmt",
+    "fmt_interval",
     "kv_table",
+    "number",
     "page",
     "table",
     "template",
@@ -105,6 +107,22 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
+
+
+def number(value: object) -> float:
+    """A table cell as a float (a CSV's text, None or a label: NaN)."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def fmt_interval(value: object, low: object, high: object) -> str:
+    """ "0.051 [-0.005, 0.108]"; the value alone without an interval; "–" when undefined."""
+    value, low, high = number(value), number(low), number(high)
+    if math.isnan(low) or math.isnan(high):
+        return fmt(value)
+    return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
 def data_uri(png: str | Path | bytes) -> str:
