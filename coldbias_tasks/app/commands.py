@@ -231,19 +231,15 @@ def leaderboard_command(argv: Sequence[str]) -> int:
         placebo = row.cells.get("placebo_flag")
         if placebo is not None and str(placebo.value).startswith("yes"):
             flag += f"  WARNING placebo excess above zero ({placebo.value[5:]})"
-        lead = (
-            f"IOU disparity {headline}, rank {rank or '–'} "
-            if any(c.key == HEADLINE_KEY for c in lb.columns)
-            else ""  # the design cannot give it (a seed-study page)
-        )
-        if opened:
+        if opened:  # the numbers the page opens on; excess and raw only when defined
             numbers = [f"{c.title} {cell_text(row.cells.get(c.key))}" for c in opened]
             lead = f"no overall figure (no plain task); {'; '.join(numbers)} "
-        rest = (
-            f"(excess over noise {excess}, raw IOU divergence {raw})"
-            if not opened or (excess, raw) != ("–", "–")
-            else ""
-        )
+            shown = (excess, raw) != ("–", "–")
+        else:  # the headline ("" on a seed-study page: its design cannot give it)
+            has = any(c.key == HEADLINE_KEY for c in lb.columns)
+            lead = f"IOU disparity {headline}, rank {rank or '–'} " if has else ""
+            shown = True
+        rest = f"(excess over noise {excess}, raw IOU divergence {raw})" if shown else ""
         print(f"{row.label}: {(lead + rest).rstrip()}{flag}")
     print(f"leaderboard written to {paths[3]} ({len(lb.rows)} models)")
     return 0

